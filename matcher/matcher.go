@@ -1,0 +1,204 @@
+// Package matcher decides whether a URL path is allowed by a parsed
+// robots.txt file, for a crawler known by one or more product tokens.
+//
+// Compile selects the groups that apply to the crawler and compiles their
+// rules once; the Matcher it returns is immutable, safe for concurrent use,
+// and answers Allowed and Match without allocating for paths up to a few
+// hundred bytes.
+//
+// Semantics (RFC 9309 §2.2; Google's interpretation where the RFC is silent):
+//
+//   - Group selection: a user-agent line applies to a crawler when the line's
+//     product token (its value up to the first character outside [A-Za-z_-])
+//     equals one of the crawler's tokens, ignoring case. All such groups merge;
+//     only when there are none do the "*" groups apply, merged. With neither,
+//     everything is allowed.
+//   - Matching: paths and patterns are put into one canonical percent-encoded
+//     form first (see RFC 9309 §2.2.2, Figure 4). '*' in a pattern matches any
+//     run of octets, '$' as its last octet anchors it at the end of the path.
+//     The matching rule with the most octets in its canonical pattern wins; on
+//     a tie, allow wins. Empty patterns match nothing. Matching is
+//     case-sensitive. "/robots.txt" is always allowed.
+//   - Google's index.html rule is kept: an Allow whose last segment starts
+//     with "index.htm" also allows its directory ("Allow: /a/index.html"
+//     allows "/a/").
+//
+// Matching costs time linear in the length of the path for plain rules,
+// whatever their number; each wildcard rule that could beat the best plain
+// match costs at most a few linear scans of the path. There is no
+// backtracking, so hostile patterns cannot blow up.
+//
+// Non-goals: fetching or parsing robots.txt (packages fetch and parser), and
+// interpreting crawl-delay or other non-rule records beyond reporting them.
+package matcher
+
+import (
+	"slices"
+	"strings"
+	"time"
+	"unsafe"
+
+	"github.com/crawlkit/robots/internal/urlpath"
+	"github.com/crawlkit/robots/parser"
+)
+
+// Matcher answers whether paths are allowed for one crawler. It is
+// immutable and safe for concurrent use.
+type Matcher struct {
+	nodes []node     // the trie over the rules' literal heads; nodes[0] is the root
+	wild  []wildRule // wildcard rules, grouped by node, best first
+	rules []parser.Rule
+
+	agents     []parser.Agent // the user-agent lines of the selected groups
+	groups     int            // number of selected groups
+	crawlDelay time.Duration
+}
+
+// Reason says why a Result is what it is.
+type Reason uint8
+
+// The reasons of a Result.
+const (
+	// NoGroup: no group names the crawler and there is no "*" group, so
+	// every path is allowed (RFC 9309 §2.2.1).
+	NoGroup Reason = iota + 1
+	// NoRuleMatched: groups apply but none of their rules matches the path,
+	// so it is allowed (RFC 9309 §2.2.2).
+	NoRuleMatched
+	// RuleMatched: Result.Rule is the most specific matching rule and
+	// decides.
+	RuleMatched
+	// RobotsTxt: the path is /robots.txt, which is always allowed
+	// (RFC 9309 §2.2.2).
+	RobotsTxt
+)
+
+var reasonNames = [...]string{
+	NoGroup:       "no group for the agent",
+	NoRuleMatched: "no rule matched",
+	RuleMatched:   "rule matched",
+	RobotsTxt:     "robots.txt is always allowed",
+}
+
+// String describes the reason in a few words.
+func (r Reason) String() string {
+	if int(r) < len(reasonNames) && reasonNames[r] != "" {
+		return reasonNames[r]
+	}
+	return "unknown reason"
+}
+
+// Result is the verdict on one path, with its reason.
+type Result struct {
+	// Allowed reports whether the crawler may fetch the path.
+	Allowed bool
+	// Reason says how the verdict was reached.
+	Reason Reason
+	// Rule is the rule that decided, as written in the file, when Reason is
+	// RuleMatched; the zero Rule otherwise.
+	Rule parser.Rule
+}
+
+// Allowed reports whether the crawler may fetch path, a URL path with an
+// optional "?query" as sent on the wire ("/a/b?c=d"). A fragment is ignored;
+// an empty path is "/". Raw non-ASCII octets and percent-escapes are
+// normalized as patterns are, so "/ツ" and "/%E3%83%84" are the same path.
+func (m *Matcher) Allowed(path string) bool {
+	return m.Match(path).Allowed
+}
+
+// Match is Allowed, explained: it also returns the rule that decided.
+func (m *Matcher) Match(path string) Result {
+	if !urlpath.IsCanonicalPath(path) {
+		// Canonicalize into a buffer on the stack: the string made from it
+		// does not outlive this call.
+		var buf [512]byte
+		b := urlpath.AppendPath(buf[:0], path)
+		path = unsafe.String(unsafe.SliceData(b), len(b))
+	}
+	if path == "/robots.txt" {
+		return Result{Allowed: true, Reason: RobotsTxt}
+	}
+	if m.groups == 0 {
+		return Result{Allowed: true, Reason: NoGroup}
+	}
+	win := m.best(path)
+	if win < 0 {
+		return Result{Allowed: true, Reason: NoRuleMatched}
+	}
+	r := m.rules[win]
+	return Result{Allowed: r.Allow, Reason: RuleMatched, Rule: r}
+}
+
+// Agents returns the user-agent lines of the groups that apply to the
+// crawler, in file order; none when no group applies.
+func (m *Matcher) Agents() []parser.Agent {
+	return slices.Clone(m.agents)
+}
+
+// CrawlDelay returns the largest crawl-delay among the groups that apply to
+// the crawler; zero when none has one. Crawl-delay is not part of RFC 9309.
+func (m *Matcher) CrawlDelay() time.Duration {
+	return m.crawlDelay
+}
+
+// best returns the index in m.rules of the winning rule for the canonical
+// path, or -1 when no rule matches.
+func (m *Matcher) best(path string) int32 {
+	var top uint64 // rank of the best match so far; 0 is below every rule
+	win := int32(-1)
+	// Nodes that carry wildcard rules are visited after the walk, when the
+	// best plain match is known and prunes most of them.
+	var pending [16]int32
+	np := 0
+	n, pos := int32(0), 0
+	for {
+		nd := &m.nodes[n]
+		if nd.prefixRank > top {
+			top, win = nd.prefixRank, nd.prefixRule
+		}
+		if nd.wildLo < nd.wildHi {
+			if np < len(pending) {
+				pending[np] = n
+				np++
+			} else {
+				top, win = m.wildcards(nd, path, top, win)
+			}
+		}
+		if pos == len(path) {
+			if nd.exactRank > top {
+				top, win = nd.exactRank, nd.exactRule
+			}
+			break
+		}
+		i := strings.IndexByte(nd.edges, path[pos])
+		if i < 0 {
+			break
+		}
+		n = nd.child + int32(i)
+		label := m.nodes[n].label
+		if len(path)-pos < len(label) || path[pos:pos+len(label)] != label {
+			break
+		}
+		pos += len(label)
+	}
+	for _, n := range pending[:np] {
+		top, win = m.wildcards(&m.nodes[n], path, top, win)
+	}
+	return win
+}
+
+// wildcards tries the wildcard rules of node nd, best first, that could beat
+// the match of rank top.
+func (m *Matcher) wildcards(nd *node, path string, top uint64, win int32) (uint64, int32) {
+	for i := nd.wildLo; i < nd.wildHi; i++ {
+		w := &m.wild[i]
+		if w.rank <= top {
+			break
+		}
+		if w.match(path) {
+			return w.rank, w.rule
+		}
+	}
+	return top, win
+}

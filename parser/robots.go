@@ -1,0 +1,233 @@
+// Package parser turns the bytes of a robots.txt file into a Robots value:
+// its groups (user-agent lines and the rules that follow them, with line
+// numbers), sitemaps, crawl-delays, AIPREF Content-Usage records, every other
+// record, and a warning for every line accepted only leniently or not at all.
+//
+// Parsing follows RFC 9309 §2.2 and, where the RFC is silent or permissive,
+// Google's open-source parser: lines end at LF, CR or CRLF; a UTF-8 byte order
+// mark (or a leading part of one) at the start is skipped; keys are matched
+// case-insensitively and by prefix, with Google's accepted misspellings; a
+// missing colon is accepted when the line holds exactly two tokens; a NUL byte
+// ends its line; a line longer than 16,663 bytes is cut there and still used;
+// blank lines and non-group records never end a group.
+//
+// Parse never fails and reads every byte it is given, in time linear in its
+// length. Non-goals: fetching (the 500 KiB cap belongs to the fetcher),
+// deciding whether a URL is allowed (package matcher does that), and
+// interpreting records other than those listed above.
+package parser
+
+import (
+	"strconv"
+	"time"
+)
+
+// Robots is a parsed robots.txt file.
+type Robots struct {
+	// Groups are the groups of the file in order. A group is a run of
+	// user-agent lines and the rules that follow them (RFC 9309 §2.1).
+	Groups []Group
+
+	// Sitemaps are the values of the Sitemap records, in file order, each
+	// listed once. Sitemap records may appear anywhere in the file.
+	Sitemaps []string
+
+	// Other holds the records that the parser recognizes as "key: value" but
+	// does not interpret or cannot place: Host, Clean-param, Noindex, unknown
+	// keys, and Crawl-delay or Content-Usage records outside any group or
+	// with an invalid value. They never end a group (RFC 9309 §2.2.4).
+	Other []Record
+
+	// Warnings describe the lines accepted only leniently or not at all, in
+	// line order.
+	Warnings []Warning
+
+	// Lines is the number of lines in the file. A final line ending starts a
+	// last, empty line, as in Google's reference parser.
+	Lines int
+}
+
+// Group is one group of a robots.txt file: the user-agent lines that start
+// it and the records that follow until the next user-agent line after a rule.
+type Group struct {
+	// Agents are the group's user-agent lines, at least one.
+	Agents []Agent
+
+	// Rules are the group's allow and disallow rules in file order.
+	Rules []Rule
+
+	// CrawlDelay is the value of the group's first valid Crawl-delay record,
+	// zero when it has none. Crawl-delay is not part of RFC 9309.
+	CrawlDelay time.Duration
+
+	// ContentUsage holds the group's AIPREF Content-Usage records in file
+	// order (draft-ietf-aipref-attach).
+	ContentUsage []ContentUsage
+}
+
+// Agent is the value of one user-agent line.
+type Agent struct {
+	// Value is the line's value as written, without comment and surrounding
+	// white space.
+	Value string
+	// Line is the 1-based line number of the user-agent line.
+	Line int
+}
+
+// IsGlobal reports whether the line names every crawler: its value is "*"
+// alone or followed by white space, as Google reads it ("* # all" is global,
+// "*bot" is not).
+func (a Agent) IsGlobal() bool {
+	v := a.Value
+	return len(v) > 0 && v[0] == '*' && (len(v) == 1 || v[1] == ' ' || v[1] == '\t')
+}
+
+// Token returns the product token the line names: its value up to the first
+// character outside [A-Za-z_-] (RFC 9309 §2.2.1), so "FooBot/2.1" names
+// "FooBot". It is empty for a global line and for a value that does not start
+// with a token character.
+func (a Agent) Token() string {
+	v := a.Value
+	for i := 0; i < len(v); i++ {
+		if !IsTokenChar(v[i]) {
+			return v[:i]
+		}
+	}
+	return v
+}
+
+// IsTokenChar reports whether c may appear in a product token: a letter,
+// '_' or '-' (RFC 9309 §2.2.1).
+func IsTokenChar(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '-' || c == '_'
+}
+
+// IsValidToken reports whether s is a valid product token: non-empty and made
+// only of letters, '_' and '-' (RFC 9309 §2.2.1).
+func IsValidToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !IsTokenChar(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// Rule is one allow or disallow line of a group.
+type Rule struct {
+	// Allow is true for an Allow rule, false for a Disallow rule.
+	Allow bool
+	// Pattern is the rule's value as written, without comment and
+	// surrounding white space. It may be empty ("Disallow:"), which matches
+	// nothing.
+	Pattern string
+	// Line is the 1-based line number of the rule.
+	Line int
+}
+
+// String returns the rule as a robots.txt line, such as "Disallow: /a".
+func (r Rule) String() string {
+	if r.Allow {
+		return "Allow: " + r.Pattern
+	}
+	return "Disallow: " + r.Pattern
+}
+
+// ContentUsage is one AIPREF Content-Usage record: usage preferences for the
+// content under an optional path ("Content-Usage: /public/ train-ai=y").
+type ContentUsage struct {
+	// Path is the path pattern the preferences apply to; empty when the
+	// record applies to everything the group covers.
+	Path string
+	// Preferences is the usage preference expression as written, such as
+	// "train-ai=n, search=y".
+	Preferences string
+	// Line is the 1-based line number of the record.
+	Line int
+}
+
+// Record is a "key: value" line that the parser keeps without interpreting.
+type Record struct {
+	// Key is the key as written, without surrounding white space.
+	Key string
+	// Value is the value as written, without comment and surrounding white
+	// space.
+	Value string
+	// Line is the 1-based line number of the record.
+	Line int
+}
+
+// Warning describes a line that was accepted only leniently, or not at all.
+type Warning struct {
+	// Line is the 1-based line number the warning is about.
+	Line int
+	// Kind says what is wrong with the line.
+	Kind WarningKind
+	// Message explains the warning in one lower-case phrase.
+	Message string
+}
+
+// String returns the warning as "line N: message".
+func (w Warning) String() string {
+	return "line " + strconv.Itoa(w.Line) + ": " + w.Message
+}
+
+// WarningKind classifies warnings.
+type WarningKind uint8
+
+// The kinds of warnings.
+const (
+	// MissingColon: "disallow /x" was accepted as "disallow: /x" (Google).
+	MissingColon WarningKind = iota + 1
+	// Misspelling: the key was accepted as a misspelling or extension of a
+	// known key ("useragent", "dissallow", "site-map", "Disallowed").
+	Misspelling
+	// UnknownKey: the key is not one the parser knows; the record is kept in
+	// Robots.Other.
+	UnknownKey
+	// OutsideGroup: a group member (allow, disallow, crawl-delay,
+	// content-usage) appears before any user-agent line; rules there are
+	// ignored (RFC 9309 §2.2.2).
+	OutsideGroup
+	// LineTooLong: the line is longer than MaxLineLength bytes; the rest
+	// was ignored.
+	LineTooLong
+	// InvalidUTF8: the line is not valid UTF-8 (RFC 9309 §2.3 requires it).
+	InvalidUTF8
+	// NULByte: the line holds a NUL byte; it and the rest of the line were
+	// ignored.
+	NULByte
+	// BOMNotAtStart: a UTF-8 byte order mark appears after the start of the
+	// file.
+	BOMNotAtStart
+	// Unparsable: the line is neither empty, a comment, nor a "key: value"
+	// record, and was ignored.
+	Unparsable
+	// InvalidValue: the value does not fit its key (an empty user-agent, a
+	// crawl-delay that is not a number of seconds).
+	InvalidValue
+)
+
+var kindNames = [...]string{
+	MissingColon:  "missing-colon",
+	Misspelling:   "misspelling",
+	UnknownKey:    "unknown-key",
+	OutsideGroup:  "outside-group",
+	LineTooLong:   "line-too-long",
+	InvalidUTF8:   "invalid-utf8",
+	NULByte:       "nul-byte",
+	BOMNotAtStart: "bom-not-at-start",
+	Unparsable:    "unparsable",
+	InvalidValue:  "invalid-value",
+}
+
+// String returns a short hyphenated name of the kind, such as "missing-colon".
+func (k WarningKind) String() string {
+	if int(k) < len(kindNames) && kindNames[k] != "" {
+		return kindNames[k]
+	}
+	return "warning-" + strconv.Itoa(int(k))
+}
