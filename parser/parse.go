@@ -27,6 +27,7 @@ func Parse(body []byte) *Robots {
 		}
 		b.add(&l)
 	}
+	b.finish()
 	r.Lines = sc.num
 	if sc.partialBOM {
 		// Put the warning first: it is about line 1.
@@ -258,12 +259,37 @@ var canonicalKeys = [...]string{
 }
 
 // builder assembles a Robots from lines.
+//
+// The agents and rules of a group are contiguous in file order (a group ends
+// where the next begins), so all of them live in two shared slices and each
+// group gets its part at the end: no allocation per group.
 type builder struct {
 	r        *Robots
 	group    int  // index of the current group, -1 before the first
 	inRules  bool // a rule has been seen since the last user-agent line
 	hasDelay bool // the current group has a crawl-delay
 	sitemaps map[string]struct{}
+
+	agents []Agent
+	rules  []Rule
+	starts []span // where each group's agents and rules start
+}
+
+type span struct{ agent, rule int }
+
+// finish hands every group its agents and rules.
+func (b *builder) finish() {
+	b.starts = append(b.starts, span{len(b.agents), len(b.rules)})
+	for i := range b.r.Groups {
+		s, e := b.starts[i], b.starts[i+1]
+		g := &b.r.Groups[i]
+		// Full slice expressions: appending to one group's slice must not
+		// overwrite the next group's.
+		g.Agents = b.agents[s.agent:e.agent:e.agent]
+		if s.rule < e.rule {
+			g.Rules = b.rules[s.rule:e.rule:e.rule]
+		}
+	}
 }
 
 func (b *builder) warn(num int, kind WarningKind, msg string) {
@@ -280,10 +306,10 @@ func (b *builder) add(l *line) {
 	case keyUserAgent:
 		if b.group < 0 || b.inRules {
 			b.r.Groups = append(b.r.Groups, Group{})
+			b.starts = append(b.starts, span{len(b.agents), len(b.rules)})
 			b.group, b.inRules, b.hasDelay = len(b.r.Groups)-1, false, false
 		}
-		g := &b.r.Groups[b.group]
-		g.Agents = append(g.Agents, Agent{Value: l.value, Line: l.num})
+		b.agents = append(b.agents, Agent{Value: l.value, Line: l.num})
 		if l.value == "" {
 			b.warn(l.num, InvalidValue, "empty user-agent; it names no crawler")
 		}
@@ -292,8 +318,7 @@ func (b *builder) add(l *line) {
 			b.warn(l.num, OutsideGroup, "rule before any user-agent line; ignored")
 			return
 		}
-		g := &b.r.Groups[b.group]
-		g.Rules = append(g.Rules, Rule{Allow: l.key == keyAllow, Pattern: l.value, Line: l.num})
+		b.rules = append(b.rules, Rule{Allow: l.key == keyAllow, Pattern: l.value, Line: l.num})
 		b.inRules = true
 	case keySitemap:
 		b.sitemap(l)
@@ -323,7 +348,8 @@ func (b *builder) lineWarnings(l *line) {
 	if strings.Contains(l.text, "\uFEFF") {
 		b.warn(l.num, BOMNotAtStart, "byte order mark (U+FEFF) after the start of the file")
 	}
-	if l.missingColon {
+	if l.missingColon && l.key != keyUnknown {
+		// An unknown key without a colon ("<br />") is reported as unknown.
 		b.warn(l.num, MissingColon, "no colon between key and value; accepted")
 	}
 	if l.typo {

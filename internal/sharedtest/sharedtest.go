@@ -57,3 +57,23 @@ func Corpus(t testing.TB) map[string][]byte {
 	}
 	return files
 }
+
+// CorpusSample returns every step-th file of the real-world corpus, in file
+// name order, or nothing when the corpus is absent. Fuzz targets seed from it.
+func CorpusSample(step int) [][]byte {
+	dir, ok := Lookup("corpus/robots")
+	if !ok {
+		return nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out [][]byte
+	for i := 0; i < len(entries); i += step {
+		if b, err := os.ReadFile(filepath.Join(dir, entries[i].Name())); err == nil {
+			out = append(out, b)
+		}
+	}
+	return out
+}
