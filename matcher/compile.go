@@ -14,9 +14,12 @@ import (
 // the path from the root to a node spells the head of every rule stored in
 // it. Children of a node are contiguous in Matcher.nodes.
 type node struct {
-	label string // octets consumed to enter this node from its parent
-	edges string // first octet of each child's label, in child order
+	// The edge into this node spells one octet, held in the parent's
+	// edges, then tail.
+	tail  string
+	edges string // the first octet of each child's edge, in child order
 	child int32  // index of the first child
+	index int32  // for a node of many children, its child index in Matcher.index; -1 otherwise
 
 	// The best plain-prefix rule and the best exact ("$"-anchored,
 	// star-free) rule whose pattern is this node's path; rank 0 when none.
@@ -37,6 +40,7 @@ type wildRule struct {
 	head     int      // length of the literal head
 	minLen   int      // the shortest path that can match
 	segs     []string // the non-empty literal segments after the head
+	needs    octets   // what any path it matches must hold
 }
 
 // match reports whether the rule matches path, whose first w.head octets are
@@ -243,13 +247,21 @@ func (c *compiler) build(m *Matcher) {
 			// The keys are sorted, so the common prefix of the first and
 			// the last of a run is common to all of it.
 			l := j.depth + commonPrefix(keys[i][j.depth:], keys[k-1][j.depth:])
-			m.nodes = append(m.nodes, newNode(keys[i][j.depth:l]))
+			m.nodes = append(m.nodes, newNode(keys[i][j.depth+1:l]))
 			queue = append(queue, job{int32(len(m.nodes) - 1), keys[i:k], l})
 			edges = append(edges, b)
 			i = k
 		}
-		m.nodes[j.node].edges = string(edges)
-		m.nodes[j.node].child = first
+		nd := &m.nodes[j.node]
+		nd.edges, nd.child = string(edges), first
+		if len(edges) > fanout {
+			var ix [256]uint8
+			for i, b := range edges {
+				ix[b] = uint8(i + 1)
+			}
+			nd.index = int32(len(m.index))
+			m.index = append(m.index, ix)
+		}
 	}
 
 	byNode := make(map[int32][]wildRule)
@@ -270,6 +282,7 @@ func (c *compiler) build(m *Matcher) {
 			w.minLen = w.head
 			for _, s := range e.segs {
 				w.minLen += len(s)
+				w.needs.add(s)
 			}
 			byNode[n] = append(byNode[n], w)
 		}
@@ -286,8 +299,12 @@ func (c *compiler) build(m *Matcher) {
 	}
 }
 
-func newNode(label string) node {
-	return node{label: label, prefixRule: -1, exactRule: -1}
+// fanout is the number of children above which a node gets an index
+// instead of a linear scan of its edges.
+const fanout = 6
+
+func newNode(tail string) node {
+	return node{tail: tail, index: -1, prefixRule: -1, exactRule: -1}
 }
 
 func commonPrefix(a, b string) int {

@@ -34,7 +34,6 @@ package matcher
 
 import (
 	"slices"
-	"strings"
 	"time"
 	"unsafe"
 
@@ -45,8 +44,9 @@ import (
 // Matcher answers whether paths are allowed for one crawler. It is
 // immutable and safe for concurrent use.
 type Matcher struct {
-	nodes []node     // the trie over the rules' literal heads; nodes[0] is the root
-	wild  []wildRule // wildcard rules, grouped by node, best first
+	nodes []node       // the trie over the rules' literal heads; nodes[0] is the root
+	index [][256]uint8 // child indexes of nodes of many children: octet -> child+1
+	wild  []wildRule   // wildcard rules, grouped by node, best first
 	rules []parser.Rule
 
 	agents     []parser.Agent // the user-agent lines of the selected groups
@@ -158,12 +158,14 @@ func (m *Matcher) best(path string) int32 {
 			top, win = nd.prefixRank, nd.prefixRule
 		}
 		if nd.wildLo < nd.wildHi {
-			if np < len(pending) {
-				pending[np] = n
-				np++
-			} else {
-				top, win = m.wildcards(nd, path, top, win)
+			if np == len(pending) {
+				// A path this deep in wildcard rules: flush the oldest.
+				top, win = m.wildcards(&m.nodes[pending[0]], path, nil, top, win)
+				copy(pending[:], pending[1:])
+				np--
 			}
+			pending[np] = n
+			np++
 		}
 		if pos == len(path) {
 			if nd.exactRank > top {
@@ -171,34 +173,120 @@ func (m *Matcher) best(path string) int32 {
 			}
 			break
 		}
-		i := strings.IndexByte(nd.edges, path[pos])
+		i := m.edge(nd, path[pos])
 		if i < 0 {
 			break
 		}
-		n = nd.child + int32(i)
-		label := m.nodes[n].label
-		if len(path)-pos < len(label) || path[pos:pos+len(label)] != label {
+		n = nd.child + i
+		pos++
+		tail := m.nodes[n].tail
+		if len(path)-pos < len(tail) || path[pos:pos+len(tail)] != tail {
 			break
 		}
-		pos += len(label)
+		pos += len(tail)
 	}
-	for _, n := range pending[:np] {
-		top, win = m.wildcards(&m.nodes[n], path, top, win)
+	if np > 0 {
+		// Summarize the path only when enough rules wait to pay for it:
+		// summing costs about as much as one search of the path.
+		candidates := int32(0)
+		for _, n := range pending[:np] {
+			candidates += m.nodes[n].wildHi - m.nodes[n].wildLo
+		}
+		var has *octets
+		if candidates > 3 {
+			sum := summarize(path)
+			has = &sum
+		}
+		for _, n := range pending[:np] {
+			top, win = m.wildcards(&m.nodes[n], path, has, top, win)
+		}
 	}
 	return win
 }
 
+// edge returns the child of nd whose edge starts with c, as an offset from
+// nd.child, or -1.
+func (m *Matcher) edge(nd *node, c byte) int32 {
+	if nd.index >= 0 {
+		return int32(m.index[nd.index][c]) - 1
+	}
+	for i := 0; i < len(nd.edges); i++ {
+		if nd.edges[i] == c {
+			return int32(i)
+		}
+	}
+	return -1
+}
+
 // wildcards tries the wildcard rules of node nd, best first, that could beat
-// the match of rank top.
-func (m *Matcher) wildcards(nd *node, path string, top uint64, win int32) (uint64, int32) {
+// the match of rank top. has, when not nil, summarizes the path: a rule that
+// needs an octet, or a pair of adjacent octets, that the path lacks is
+// skipped unsearched.
+func (m *Matcher) wildcards(nd *node, path string, has *octets, top uint64, win int32) (uint64, int32) {
 	for i := nd.wildLo; i < nd.wildHi; i++ {
 		w := &m.wild[i]
 		if w.rank <= top {
 			break
 		}
-		if w.match(path) {
+		if (has == nil || has.covers(&w.needs)) && w.match(path) {
 			return w.rank, w.rule
 		}
 	}
 	return top, win
+}
+
+// octets is a summary of a string for ruling out substring matches: the set
+// of its octets (canonical strings are ASCII, so 128 bits hold it exactly)
+// and a 128-bit hashed set of its pairs of adjacent octets. If s occurs in t,
+// the summary of t covers that of s.
+type octets struct {
+	single, pairs [2]uint64
+}
+
+// add adds the octets and pairs of s to o.
+func (o *octets) add(s string) {
+	t := summarize(s)
+	for i := range o.single {
+		o.single[i] |= t.single[i]
+		o.pairs[i] |= t.pairs[i]
+	}
+}
+
+// summarize returns the summary of s. The sets are kept in locals, in
+// registers, and written once.
+func summarize(s string) octets {
+	if s == "" {
+		return octets{}
+	}
+	var s0, s1, p0, p1 uint64
+	prev := s[0] & 0x7f
+	if prev < 64 {
+		s0 = 1 << prev
+	} else {
+		s1 = 1 << (prev & 63)
+	}
+	for i := 1; i < len(s); i++ {
+		c := s[i] & 0x7f
+		bit := uint64(1) << (c & 63)
+		h := (prev*13 ^ c) & 0x7f
+		pbit := uint64(1) << (h & 63)
+		if c < 64 {
+			s0 |= bit
+		} else {
+			s1 |= bit
+		}
+		if h < 64 {
+			p0 |= pbit
+		} else {
+			p1 |= pbit
+		}
+		prev = c
+	}
+	return octets{single: [2]uint64{s0, s1}, pairs: [2]uint64{p0, p1}}
+}
+
+// covers reports whether o holds every octet and pair that n holds.
+func (o *octets) covers(n *octets) bool {
+	return n.single[0]&^o.single[0]|n.single[1]&^o.single[1]|
+		n.pairs[0]&^o.pairs[0]|n.pairs[1]&^o.pairs[1] == 0
 }

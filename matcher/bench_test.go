@@ -1,0 +1,40 @@
+package matcher_test
+
+import (
+	"testing"
+
+	"github.com/crawlkit/robots/internal/benchdata"
+	"github.com/crawlkit/robots/matcher"
+	"github.com/crawlkit/robots/parser"
+)
+
+// BenchmarkAllowed measures one Allowed call on a compiled matcher, path
+// normalization included; each op asks the next path of the case in turn.
+func BenchmarkAllowed(b *testing.B) {
+	for _, c := range benchdata.Matching() {
+		m := matcher.Compile(parser.Parse(c.Body), c.Agent)
+		b.Run(c.Name, func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				m.Allowed(c.Paths[i])
+				if i++; i == len(c.Paths) {
+					i = 0
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkCompile measures group selection and compilation of a parsed file.
+func BenchmarkCompile(b *testing.B) {
+	for _, c := range benchdata.Matching() {
+		r := parser.Parse(c.Body)
+		b.Run(c.Name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				matcher.Compile(r, c.Agent)
+			}
+		})
+	}
+}
