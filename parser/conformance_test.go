@@ -74,13 +74,11 @@ func report(l line) googleLine {
 func scanAll(body []byte) []line {
 	sc := newScanner(string(body))
 	var out []line
-	for {
-		l, ok := sc.next()
-		if !ok {
-			return out
-		}
+	var l line
+	for sc.next(&l) {
 		out = append(out, l)
 	}
+	return out
 }
 
 func isStandard(k key) bool {

@@ -23,15 +23,16 @@ func Parse(body []byte) *Robots {
 	b := builder{r: r, group: -1}
 	// Most lines of most files are rules: reserve room for one per line
 	// (counted at memory speed) rather than regrow the slice many times.
-	if n := max(bytes.Count(body, []byte{'\n'}), bytes.Count(body, []byte{'\r'})) + 1; n > 8 {
-		b.rules = make([]Rule, 0, n)
+	n := bytes.Count(body, []byte{'\n'})
+	if n == 0 {
+		n = bytes.Count(body, []byte{'\r'}) // an old Mac file, or one line
+	}
+	if n > 8 {
+		b.rules = make([]Rule, 0, n+1)
 	}
 	sc := newScanner(string(body))
-	for {
-		l, ok := sc.next()
-		if !ok {
-			break
-		}
+	var l line
+	for sc.next(&l) {
 		b.add(&l)
 	}
 	b.finish()
@@ -96,12 +97,13 @@ func newScanner(s string) *scanner {
 	return &scanner{s: s, pos: n, lf: -1, cr: -1, partialBOM: n > 0 && n < len(bom)}
 }
 
-// next returns the next line. A body has one line more than it has line
-// endings, so a final line ending is followed by an empty last line.
-func (sc *scanner) next() (line, bool) {
+// next sets l to the next line and reports whether there was one. A body
+// has one line more than it has line endings, so a final line ending is
+// followed by an empty last line.
+func (sc *scanner) next(l *line) bool {
 	s := sc.s
 	if sc.pos > len(s) {
-		return line{}, false
+		return false
 	}
 	// The positions of the next LF and CR are remembered across lines, so a
 	// body with only one kind of line ending is still scanned once.
@@ -122,7 +124,8 @@ func (sc *scanner) next() (line, bool) {
 		sc.pos = end + 1
 	}
 	sc.num++
-	return split(sc.num, text), true
+	split(l, sc.num, text)
+	return true
 }
 
 func indexFrom(s string, from int, c byte) int {
@@ -132,12 +135,12 @@ func indexFrom(s string, from int, c byte) int {
 	return len(s)
 }
 
-// split parses one line as Google's reference parser does: the line is cut
-// at MaxLineLength and at a NUL byte, the comment is removed, and the rest is
-// split at the first colon into key and value, both trimmed. Without a colon,
-// a line of exactly two white-space separated tokens is accepted.
-func split(num int, text string) line {
-	l := line{num: num}
+// split parses one line into l as Google's reference parser does: the line
+// is cut at MaxLineLength and at a NUL byte, the comment is removed, and the
+// rest is split at the first colon into key and value, both trimmed. Without
+// a colon, a line of exactly two white-space separated tokens is accepted.
+func split(l *line, num int, text string) {
+	*l = line{num: num}
 	if len(text) > MaxLineLength {
 		text, l.tooLong = text[:MaxLineLength], true
 	}
@@ -151,7 +154,7 @@ func split(num int, text string) line {
 	text = trim(text)
 	if text == "" {
 		l.empty = true
-		return l
+		return
 	}
 	sep := strings.IndexByte(text, ':')
 	var k, v string
@@ -161,22 +164,21 @@ func split(num int, text string) line {
 		ws := strings.IndexAny(text, " \t")
 		if ws < 0 {
 			l.unparsable = true
-			return l
+			return
 		}
 		k, v = text[:ws], trim(text[ws:])
 		if strings.ContainsAny(v, " \t") {
 			l.unparsable = true // more than two tokens
-			return l
+			return
 		}
 		l.missingColon = true
 	}
 	if k == "" {
 		l.unparsable = true
-		return l
+		return
 	}
 	l.rawKey, l.value = k, v
 	l.key, l.typo = classify(k)
-	return l
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' }
@@ -353,11 +355,13 @@ func (b *builder) lineWarnings(l *line) {
 	if l.nul {
 		b.warn(l.num, NULByte, "NUL byte; the rest of the line was ignored")
 	}
-	if !utf8.ValidString(l.text) {
-		b.warn(l.num, InvalidUTF8, "not valid UTF-8")
-	}
-	if strings.Contains(l.text, "\uFEFF") {
-		b.warn(l.num, BOMNotAtStart, "byte order mark (U+FEFF) after the start of the file")
+	if !isASCII(l.text) {
+		if !utf8.ValidString(l.text) {
+			b.warn(l.num, InvalidUTF8, "not valid UTF-8")
+		}
+		if strings.Contains(l.text, "\uFEFF") {
+			b.warn(l.num, BOMNotAtStart, "byte order mark (U+FEFF) after the start of the file")
+		}
 	}
 	if l.missingColon && l.key != keyUnknown {
 		// An unknown key without a colon ("<br />") is reported as unknown.
@@ -366,6 +370,27 @@ func (b *builder) lineWarnings(l *line) {
 	if l.typo {
 		b.warn(l.num, Misspelling, strconv.Quote(l.rawKey)+" accepted as "+canonicalKeys[l.key])
 	}
+}
+
+// isASCII reports whether s holds only ASCII octets, eight at a time: most
+// lines do, and then they are valid UTF-8 without a byte order mark.
+func isASCII(s string) bool {
+	const high = 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		b := s[i : i+8]
+		w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+		if w&high != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 func unknownKeyMessage(k string) string {

@@ -138,7 +138,8 @@ func TestKeys(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l := split(1, tt.line)
+			var l line
+			split(&l, 1, tt.line)
 			assert.Equal(t, tt.wantKey, l.key)
 			assert.Equal(t, tt.wantTypo, l.typo)
 		})
@@ -181,7 +182,8 @@ func TestSplit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l := split(1, tt.text)
+			var l line
+			split(&l, 1, tt.text)
 			assert.Equal(t, tt.wantKey, l.rawKey)
 			assert.Equal(t, tt.wantValue, l.value)
 			assert.Equal(t, tt.missingColon, l.missingColon, "missingColon")
