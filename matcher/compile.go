@@ -94,7 +94,14 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 		groups = selectGroups(r, agents)
 	}
 	m.groups = len(groups)
-	var c compiler
+	n, na := 0, 0
+	for _, g := range groups {
+		n += len(g.Rules)
+		na += len(g.Agents)
+	}
+	m.rules = make([]parser.Rule, 0, n)
+	m.agents = make([]parser.Agent, 0, na)
+	c := compiler{entries: make([]entry, 0, n+n/8)}
 	for _, g := range groups {
 		m.agents = append(m.agents, g.Agents...)
 		m.crawlDelay = max(m.crawlDelay, g.CrawlDelay)
@@ -189,20 +196,28 @@ func (c *compiler) add(p string, rule parser.Rule, idx int32) {
 // though each keeps the rank of its octets as written.
 func (c *compiler) addPattern(p string, rank uint64, idx int32) {
 	lit, anchored := strings.CutSuffix(p, "$")
-	parts := strings.Split(lit, "*")
-	if len(parts) > 1 && parts[len(parts)-1] == "" {
-		anchored = false // a trailing '*' absorbs the rest of the path
-	}
-	e := entry{head: parts[0], anchored: anchored, rank: rank, rule: idx}
-	for _, s := range parts[1:] {
-		if s != "" {
-			e.segs = append(e.segs, s)
+	e := entry{head: lit, anchored: anchored, rank: rank, rule: idx}
+	star := strings.IndexByte(lit, '*')
+	if star >= 0 {
+		e.head, lit = lit[:star], lit[star+1:]
+		if strings.HasSuffix(lit, "*") || lit == "" {
+			e.anchored = false // a trailing '*' absorbs the rest of the path
+		}
+		if n := strings.Count(lit, "*") + 1 - strings.Count(lit, "**"); n > 0 {
+			e.segs = make([]string, 0, n)
+		}
+		for lit != "" {
+			var seg string
+			seg, lit, _ = strings.Cut(lit, "*")
+			if seg != "" {
+				e.segs = append(e.segs, seg)
+			}
 		}
 	}
 	switch {
 	case len(e.segs) > 0:
 		e.kind = wild
-	case anchored:
+	case e.anchored:
 		e.kind = exact
 	default:
 		e.kind = prefix
@@ -211,62 +226,81 @@ func (c *compiler) addPattern(p string, rank uint64, idx int32) {
 }
 
 // build lays the entries out as a radix trie in m.nodes, children of a node
-// contiguous, and the wildcard rules in m.wild.
+// contiguous, and the wildcard rules in m.wild, grouped by node.
 func (c *compiler) build(m *Matcher) {
-	heads := make([]string, 0, len(c.entries))
-	for _, e := range c.entries {
-		heads = append(heads, e.head)
+	heads := make([]string, len(c.entries))
+	for i, e := range c.entries {
+		heads[i] = e.head
 	}
 	slices.Sort(heads)
 	heads = slices.Compact(heads)
+	nodeOf := make([]int32, len(heads)) // heads[i] is spelled by nodes[nodeOf[i]]
 
-	at := make(map[string]int32, len(heads)) // head -> node
-	m.nodes = append(m.nodes, newNode(""))
+	// A radix trie over n keys has fewer than 2n nodes.
+	m.nodes = make([]node, 1, 2*len(heads)+1)
+	m.nodes[0] = newNode("")
 	type job struct {
-		node  int32
-		keys  []string // sorted; all share the node's path, of length depth
-		depth int
+		node   int32
+		lo, hi int // heads[lo:hi] share the node's path, of length depth
+		depth  int
 	}
+	type span struct{ off, n int32 }
+	var arena []byte // every node's edges, one after another
+	edgeSpans := make([]span, 0, cap(m.nodes))
 	// Breadth first, so that the children of a node are appended together.
-	queue := []job{{0, heads, 0}}
+	queue := make([]job, 1, cap(m.nodes))
+	queue[0] = job{0, 0, len(heads), 0}
 	for q := 0; q < len(queue); q++ {
 		j := queue[q]
-		keys := j.keys
-		if len(keys) > 0 && len(keys[0]) == j.depth {
-			at[keys[0]] = j.node
-			keys = keys[1:]
+		lo := j.lo
+		if lo < j.hi && len(heads[lo]) == j.depth {
+			nodeOf[lo] = j.node
+			lo++
 		}
-		first := int32(len(m.nodes))
-		var edges []byte
-		for i := 0; i < len(keys); {
-			b := keys[i][j.depth]
+		first, off := int32(len(m.nodes)), int32(len(arena))
+		for i := lo; i < j.hi; {
+			b := heads[i][j.depth]
 			k := i + 1
-			for k < len(keys) && keys[k][j.depth] == b {
+			for k < j.hi && heads[k][j.depth] == b {
 				k++
 			}
 			// The keys are sorted, so the common prefix of the first and
 			// the last of a run is common to all of it.
-			l := j.depth + commonPrefix(keys[i][j.depth:], keys[k-1][j.depth:])
-			m.nodes = append(m.nodes, newNode(keys[i][j.depth+1:l]))
-			queue = append(queue, job{int32(len(m.nodes) - 1), keys[i:k], l})
-			edges = append(edges, b)
+			l := j.depth + commonPrefix(heads[i][j.depth:], heads[k-1][j.depth:])
+			m.nodes = append(m.nodes, newNode(heads[i][j.depth+1:l]))
+			queue = append(queue, job{int32(len(m.nodes) - 1), i, k, l})
+			arena = append(arena, b)
 			i = k
 		}
-		nd := &m.nodes[j.node]
-		nd.edges, nd.child = string(edges), first
-		if len(edges) > fanout {
+		m.nodes[j.node].child = first
+		edgeSpans = append(edgeSpans, span{off, int32(len(arena)) - off})
+	}
+	if cap(m.nodes) > len(m.nodes)+len(m.nodes)/4 {
+		m.nodes = slices.Clone(m.nodes) // the Matcher keeps them: no slack
+	}
+	// The queue visited the nodes in order, so edgeSpans[i] is node i's.
+	edges := string(arena)
+	for i, sp := range edgeSpans {
+		nd := &m.nodes[i]
+		nd.edges = edges[sp.off : sp.off+sp.n]
+		if len(nd.edges) > fanout {
 			var ix [256]uint8
-			for i, b := range edges {
-				ix[b] = uint8(i + 1)
+			for k := 0; k < len(nd.edges); k++ {
+				ix[nd.edges[k]] = uint8(k + 1)
 			}
 			nd.index = int32(len(m.index))
 			m.index = append(m.index, ix)
 		}
 	}
 
-	byNode := make(map[int32][]wildRule)
+	type placed struct {
+		node int32
+		w    wildRule
+	}
+	var wilds []placed
 	for _, e := range c.entries {
-		n := at[e.head]
+		h, _ := slices.BinarySearch(heads, e.head)
+		n := nodeOf[h]
 		nd := &m.nodes[n]
 		switch e.kind {
 		case prefix:
@@ -284,18 +318,24 @@ func (c *compiler) build(m *Matcher) {
 				w.minLen += len(s)
 				w.needs.add(s)
 			}
-			byNode[n] = append(byNode[n], w)
+			wilds = append(wilds, placed{n, w})
 		}
 	}
-	for n := range m.nodes {
-		ws := byNode[int32(n)]
-		if len(ws) == 0 {
-			continue
+	// Group the wildcard rules by node, best rank first within a node.
+	slices.SortFunc(wilds, func(a, b placed) int {
+		if a.node != b.node {
+			return cmp.Compare(a.node, b.node)
 		}
-		slices.SortFunc(ws, func(a, b wildRule) int { return cmp.Compare(b.rank, a.rank) })
-		m.nodes[n].wildLo = int32(len(m.wild))
-		m.wild = append(m.wild, ws...)
-		m.nodes[n].wildHi = int32(len(m.wild))
+		return cmp.Compare(b.w.rank, a.w.rank)
+	})
+	m.wild = make([]wildRule, len(wilds))
+	for i, p := range wilds {
+		m.wild[i] = p.w
+		nd := &m.nodes[p.node]
+		if nd.wildHi == 0 {
+			nd.wildLo = int32(i)
+		}
+		nd.wildHi = int32(i + 1)
 	}
 }
 
