@@ -29,5 +29,5 @@ import (
 // AllowedBy parses body on every call; to ask many questions of one file,
 // use parser.Parse and matcher.Compile once.
 func AllowedBy(body []byte, agent, rawURL string) bool {
-	return matcher.Compile(parser.Parse(body), agent).Allowed(urlpath.FromURL(rawURL))
+	return matcher.MatchOnce(parser.Parse(body), urlpath.FromURL(rawURL), agent).Allowed
 }

@@ -101,17 +101,17 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 	}
 	m.rules = make([]parser.Rule, 0, n)
 	m.agents = make([]parser.Agent, 0, na)
-	c := compiler{entries: make([]entry, 0, n+n/8)}
+	entries := make([]entry, 0, n+n/8)
 	for _, g := range groups {
 		m.agents = append(m.agents, g.Agents...)
 		m.crawlDelay = max(m.crawlDelay, g.CrawlDelay)
 		for _, rule := range g.Rules {
 			idx := int32(len(m.rules))
 			m.rules = append(m.rules, rule)
-			c.add(urlpath.Pattern(rule.Pattern), rule, idx)
+			entries = appendEntries(entries, urlpath.Pattern(rule.Pattern), rule, idx)
 		}
 	}
-	c.build(m)
+	build(m, entries)
 	return m
 }
 
@@ -161,75 +161,88 @@ const (
 	wild               // a head, then segments separated by '*'
 )
 
+// entry is one compiled pattern: its kind, its literal head, and for the
+// wildcard kind the rest; w.rank and w.rule serve every kind.
 type entry struct {
-	kind     kind
-	head     string
-	segs     []string
-	anchored bool
-	rank     uint64
-	rule     int32
+	kind kind
+	head string
+	w    wildRule
 }
 
-// compiler collects the compiled patterns before the trie is built.
-type compiler struct {
-	entries []entry
-}
-
-// add compiles the canonical pattern p of rule (index idx in Matcher.rules).
-func (c *compiler) add(p string, rule parser.Rule, idx int32) {
-	if p == "" {
-		return // an empty pattern matches nothing (RFC 9309 §2.2.2)
+// matches reports whether the entry matches the canonical path, without
+// the trie: MatchOnce asks this of every rule.
+func (e *entry) matches(path string) bool {
+	switch e.kind {
+	case prefix:
+		return strings.HasPrefix(path, e.head)
+	case exact:
+		return path == e.head
+	default:
+		return strings.HasPrefix(path, e.head) && e.w.match(path)
 	}
-	c.addPattern(p, rank(len(p), rule.Allow, rule.Line), idx)
+}
+
+// appendEntries appends to dst the entries of rule (index idx in
+// Matcher.rules), whose canonical pattern is p.
+func appendEntries(dst []entry, p string, rule parser.Rule, idx int32) []entry {
+	if p == "" {
+		return dst // an empty pattern matches nothing (RFC 9309 §2.2.2)
+	}
+	dst = append(dst, newEntry(p, rank(len(p), rule.Allow, rule.Line), idx))
 	if rule.Allow {
 		// Google: "Allow: /a/index.html" also allows "/a/" (and nothing
 		// under it), as though "Allow: /a/$" had been written on its line.
 		if i := strings.LastIndexByte(p, '/'); i >= 0 && strings.HasPrefix(p[i:], "/index.htm") {
 			dir := p[:i+1] + "$"
-			c.addPattern(dir, rank(len(dir), true, rule.Line), idx)
+			dst = append(dst, newEntry(dir, rank(len(dir), true, rule.Line), idx))
 		}
 	}
+	return dst
 }
 
-// addPattern splits p into its literal head and '*'-separated segments, with
+// newEntry splits p into its literal head and '*'-separated segments, with
 // trailing stars dropped: "/a*" matches what "/a" matches, and "/a*$" too,
 // though each keeps the rank of its octets as written.
-func (c *compiler) addPattern(p string, rank uint64, idx int32) {
+func newEntry(p string, rank uint64, idx int32) entry {
 	lit, anchored := strings.CutSuffix(p, "$")
-	e := entry{head: lit, anchored: anchored, rank: rank, rule: idx}
+	e := entry{head: lit, w: wildRule{rank: rank, rule: idx, anchored: anchored}}
 	star := strings.IndexByte(lit, '*')
 	if star >= 0 {
 		e.head, lit = lit[:star], lit[star+1:]
 		if strings.HasSuffix(lit, "*") || lit == "" {
-			e.anchored = false // a trailing '*' absorbs the rest of the path
+			e.w.anchored = false // a trailing '*' absorbs the rest of the path
 		}
 		if n := strings.Count(lit, "*") + 1 - strings.Count(lit, "**"); n > 0 {
-			e.segs = make([]string, 0, n)
+			e.w.segs = make([]string, 0, n)
 		}
 		for lit != "" {
 			var seg string
 			seg, lit, _ = strings.Cut(lit, "*")
 			if seg != "" {
-				e.segs = append(e.segs, seg)
+				e.w.segs = append(e.w.segs, seg)
 			}
 		}
 	}
+	e.w.head, e.w.minLen = len(e.head), len(e.head)
+	for _, s := range e.w.segs {
+		e.w.minLen += len(s)
+	}
 	switch {
-	case len(e.segs) > 0:
+	case len(e.w.segs) > 0:
 		e.kind = wild
-	case e.anchored:
+	case e.w.anchored:
 		e.kind = exact
 	default:
 		e.kind = prefix
 	}
-	c.entries = append(c.entries, e)
+	return e
 }
 
 // build lays the entries out as a radix trie in m.nodes, children of a node
 // contiguous, and the wildcard rules in m.wild, grouped by node.
-func (c *compiler) build(m *Matcher) {
-	heads := make([]string, len(c.entries))
-	for i, e := range c.entries {
+func build(m *Matcher, entries []entry) {
+	heads := make([]string, len(entries))
+	for i, e := range entries {
 		heads[i] = e.head
 	}
 	slices.Sort(heads)
@@ -298,24 +311,22 @@ func (c *compiler) build(m *Matcher) {
 		w    wildRule
 	}
 	var wilds []placed
-	for _, e := range c.entries {
+	for _, e := range entries {
 		h, _ := slices.BinarySearch(heads, e.head)
 		n := nodeOf[h]
 		nd := &m.nodes[n]
 		switch e.kind {
 		case prefix:
-			if e.rank > nd.prefixRank {
-				nd.prefixRank, nd.prefixRule = e.rank, e.rule
+			if e.w.rank > nd.prefixRank {
+				nd.prefixRank, nd.prefixRule = e.w.rank, e.w.rule
 			}
 		case exact:
-			if e.rank > nd.exactRank {
-				nd.exactRank, nd.exactRule = e.rank, e.rule
+			if e.w.rank > nd.exactRank {
+				nd.exactRank, nd.exactRule = e.w.rank, e.w.rule
 			}
 		case wild:
-			w := wildRule{rank: e.rank, rule: e.rule, anchored: e.anchored, head: len(e.head), segs: e.segs}
-			w.minLen = w.head
-			for _, s := range e.segs {
-				w.minLen += len(s)
+			w := e.w
+			for _, s := range w.segs {
 				w.needs.add(s)
 			}
 			wilds = append(wilds, placed{n, w})

@@ -67,6 +67,7 @@ func FuzzMatchRobots(f *testing.F) {
 func compare(t *testing.T, body []byte, agent, path string) {
 	r := parser.Parse(body)
 	got := matcher.Compile(r, agent).Match(path)
+	require.Equal(t, got, matcher.MatchOnce(r, path, agent), "MatchOnce and Compile agree")
 	want, line := refVerdict(r, []string{agent}, path)
 	require.Equal(t, want, got.Allowed, "path %q agent %q body %q", path, agent, body)
 	require.Equal(t, line, got.Rule.Line, "deciding line; path %q body %q", path, body)

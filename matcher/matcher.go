@@ -122,12 +122,51 @@ func (m *Matcher) Match(path string) Result {
 	if m.groups == 0 {
 		return Result{Allowed: true, Reason: NoGroup}
 	}
-	win := m.best(path)
+	return result(m.rules, m.best(path))
+}
+
+// result is the Result of rule win of rules, -1 for none.
+func result(rules []parser.Rule, win int32) Result {
 	if win < 0 {
 		return Result{Allowed: true, Reason: NoRuleMatched}
 	}
-	r := m.rules[win]
+	r := rules[win]
 	return Result{Allowed: r.Allow, Reason: RuleMatched, Rule: r}
+}
+
+// MatchOnce answers one question about r without compiling it: the result
+// is Compile(r, agents...).Match(path), at a cost linear in the number of the
+// crawler's rules and without building the trie. For more than a few
+// questions about one file, Compile once and ask the Matcher.
+func MatchOnce(r *parser.Robots, path string, agents ...string) Result {
+	path = urlpath.Path(path)
+	if path == "/robots.txt" {
+		return Result{Allowed: true, Reason: RobotsTxt}
+	}
+	var groups []*parser.Group
+	if r != nil {
+		groups = selectGroups(r, agents)
+	}
+	if len(groups) == 0 {
+		return Result{Allowed: true, Reason: NoGroup}
+	}
+	var top uint64
+	var win parser.Rule
+	var entries []entry
+	for _, g := range groups {
+		for _, rule := range g.Rules {
+			entries = appendEntries(entries[:0], urlpath.Pattern(rule.Pattern), rule, 0)
+			for i := range entries {
+				if e := &entries[i]; e.w.rank > top && e.matches(path) {
+					top, win = e.w.rank, rule
+				}
+			}
+		}
+	}
+	if top == 0 {
+		return Result{Allowed: true, Reason: NoRuleMatched}
+	}
+	return Result{Allowed: win.Allow, Reason: RuleMatched, Rule: win}
 }
 
 // Agents returns the user-agent lines of the groups that apply to the
