@@ -2,6 +2,10 @@ module github.com/crawlkit/robots
 
 go 1.26.8
 
-require github.com/stretchr/testify v1.12.1
+require (
+	github.com/hashicorp/golang-lru/v2 v2.0.7
+	github.com/pquerna/cachecontrol v0.2.0
+	github.com/stretchr/testify v1.12.1
+)
 
 require go.yaml.in/yaml/v3 v3.0.5 // indirect

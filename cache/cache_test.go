@@ -1,0 +1,171 @@
+package cache_test
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/crawlkit/robots/cache"
+	"github.com/crawlkit/robots/cache/cachetest"
+)
+
+var now = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+
+func header(kv ...string) http.Header {
+	h := http.Header{}
+	for i := 0; i < len(kv); i += 2 {
+		h.Add(kv[i], kv[i+1])
+	}
+	return h
+}
+
+func httpDate(t time.Time) string { return t.UTC().Format(http.TimeFormat) }
+
+// DESIGN.md, "Fetching and status", freshness column; RFC 9111 §4.2 and
+// RFC 9309 §2.4 (at most 24 hours).
+func TestLifetimeOf(t *testing.T) {
+	const minTTL = time.Minute
+	tests := []struct {
+		name    string
+		h       http.Header
+		ttl     time.Duration
+		src     cache.Source
+		clamped bool
+	}{
+		{"no headers: 24 h", header(), 24 * time.Hour, cache.Default, false},
+		{"max-age", header("Cache-Control", "max-age=3600"), time.Hour, cache.MaxAge, false},
+		{"max-age=60 honored", header("Cache-Control", "public, max-age=60"), time.Minute, cache.MaxAge, false},
+		{"a week clamped to 24 h", header("Cache-Control", "max-age=604800"), 24 * time.Hour, cache.MaxAge, true},
+		{"max-age=0 clamped up", header("Cache-Control", "max-age=0"), minTTL, cache.MaxAge, true},
+		{"Age subtracted", header("Cache-Control", "max-age=3600", "Age", "600"), 50 * time.Minute, cache.MaxAge, false},
+		{"Age beyond max-age", header("Cache-Control", "max-age=60", "Age", "120"), minTTL, cache.MaxAge, true},
+		{"invalid Age ignored", header("Cache-Control", "max-age=600", "Age", "soon"), 10 * time.Minute, cache.MaxAge, false},
+		{"huge Age", header("Cache-Control", "max-age=600", "Age", "99999999999999999999999"), minTTL, cache.MaxAge, true},
+		{"s-maxage wins", header("Cache-Control", "max-age=60, s-maxage=7200"), 2 * time.Hour, cache.SMaxAge, false},
+		{"no-store", header("Cache-Control", "no-store, max-age=3600"), minTTL, cache.NoStore, false},
+		{"no-cache", header("Cache-Control", "no-cache"), minTTL, cache.NoCache, false},
+		{"no-cache with fields", header("Cache-Control", `no-cache="Set-Cookie, X", max-age=60`), minTTL, cache.NoCache, false},
+		{"one bad directive ignored", header("Cache-Control", "max-age=abc, s-maxage=300"), 5 * time.Minute, cache.SMaxAge, false},
+		{"bad directive then good", header("Cache-Control", "public=1, max-age=120"), 2 * time.Minute, cache.MaxAge, false},
+		{"negative max-age ignored", header("Cache-Control", "max-age=-5"), 24 * time.Hour, cache.Default, false},
+		{"overflowing max-age clamped", header("Cache-Control", "max-age=99999999999"), 24 * time.Hour, cache.MaxAge, true},
+		{"two Cache-Control lines", header("Cache-Control", "public", "Cache-Control", "max-age=90"), 90 * time.Second, cache.MaxAge, false},
+		{"two max-ages: the smaller", header("Cache-Control", "max-age=900, max-age=300"), 5 * time.Minute, cache.MaxAge, false},
+		{"Expires minus Date", header("Expires", httpDate(now.Add(2*time.Hour)), "Date", httpDate(now.Add(-time.Hour))), 3 * time.Hour, cache.Expires, false},
+		{"Expires without Date", header("Expires", httpDate(now.Add(30*time.Minute))), 30 * time.Minute, cache.Expires, false},
+		{"Expires less Age", header("Expires", httpDate(now.Add(time.Hour)), "Date", httpDate(now), "Age", "1800"), 30 * time.Minute, cache.Expires, false},
+		{"Expires in the past", header("Expires", httpDate(now.Add(-time.Hour)), "Date", httpDate(now)), minTTL, cache.Expires, true},
+		{"Expires: 0", header("Expires", "0"), minTTL, cache.ExpiresInvalid, false},
+		{"Expires not a date", header("Expires", "tomorrow"), minTTL, cache.ExpiresInvalid, false},
+		{"max-age beats Expires", header("Cache-Control", "max-age=60", "Expires", httpDate(now.Add(5*time.Hour))), time.Minute, cache.MaxAge, false},
+		{"Last-Modified gives no heuristic", header("Last-Modified", httpDate(now.Add(-100*24*time.Hour))), 24 * time.Hour, cache.Default, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := cache.LifetimeOf(tt.h, now, minTTL)
+			assert.Equal(t, cache.Lifetime{TTL: tt.ttl, Source: tt.src, Clamped: tt.clamped}, got)
+			assert.NotEqual(t, "unknown source", got.Source.String())
+		})
+	}
+	// The minimum is itself bounded by the maximum.
+	assert.Equal(t, 24*time.Hour, cache.LifetimeOf(header("Cache-Control", "no-store"), now, 48*time.Hour).TTL)
+	assert.Equal(t, time.Duration(0), cache.LifetimeOf(header("Cache-Control", "no-store"), now, -time.Hour).TTL)
+}
+
+func TestBackoff(t *testing.T) {
+	tests := []struct {
+		failures int
+		want     time.Duration
+	}{
+		{0, time.Minute}, {1, time.Minute}, {2, 2 * time.Minute}, {3, 4 * time.Minute},
+		{6, 32 * time.Minute}, {7, time.Hour}, {8, time.Hour}, {1000, time.Hour},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, cache.Backoff(tt.failures, 0.5), "failures=%d", tt.failures)
+	}
+	// Jitter stays within ±10 %.
+	assert.Equal(t, 54*time.Second, cache.Backoff(1, 0))
+	assert.Equal(t, 66*time.Second, cache.Backoff(1, 1))
+	assert.Equal(t, 54*time.Minute, cache.Backoff(9, -3), "u is clamped")
+}
+
+func TestEntry(t *testing.T) {
+	e := &cache.Entry{FreshUntil: now.Add(time.Minute)}
+	assert.True(t, e.Fresh(now))
+	assert.False(t, e.Fresh(now.Add(time.Minute)))
+	assert.False(t, e.Unreachable())
+	e.UnreachableSince = now
+	assert.True(t, e.Unreachable())
+}
+
+func TestLRUConformance(t *testing.T) {
+	cachetest.Run(t, func(capacity int) cache.Store { return cache.NewLRU(capacity) })
+}
+
+func TestLRURecency(t *testing.T) {
+	l := cache.NewLRU(3)
+	for _, k := range []string{"a", "b", "c"} {
+		l.Put(k, &cache.Entry{})
+	}
+	_, ok := l.Get("a") // a is now the most recently used
+	require.True(t, ok)
+	l.Put("d", &cache.Entry{}) // evicts b, the least recently used
+	_, ok = l.Get("b")
+	assert.False(t, ok, "b evicted")
+	for _, k := range []string{"a", "c", "d"} {
+		_, ok := l.Get(k)
+		assert.True(t, ok, k)
+	}
+	assert.Equal(t, uint64(1), l.Evictions())
+	l.Delete("a")
+	assert.Equal(t, uint64(1), l.Evictions(), "a deletion is not an eviction")
+	assert.Equal(t, 2, l.Len())
+	assert.Equal(t, cache.DefaultSize, fillCount(cache.NewLRU(0)), "size < 1 means the default")
+}
+
+func fillCount(l *cache.LRU) int {
+	for i := 0; i < cache.DefaultSize+10; i++ {
+		l.Put(fmt.Sprint(i), &cache.Entry{})
+	}
+	return l.Len()
+}
+
+// BenchmarkGetParallel compares a hit in the LRU with a hit in golang-lru
+// alone, whose Get takes an exclusive lock, both from all goroutines on a few
+// hot keys. Run with -cpu 1,2,4,...: the LRU's time per op must not grow.
+func BenchmarkGetParallel(b *testing.B) {
+	keys := []string{"https://a.example", "https://b.example", "https://c.example", "https://d.example"}
+	b.Run("store=LRU", func(b *testing.B) {
+		l := cache.NewLRU(100)
+		for _, k := range keys {
+			l.Put(k, &cache.Entry{})
+		}
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			i := 0
+			for pb.Next() {
+				l.Get(keys[i&3])
+				i++
+			}
+		})
+	})
+	b.Run("store=golang-lru", func(b *testing.B) {
+		l, _ := lru.New[string, *cache.Entry](100)
+		for _, k := range keys {
+			l.Add(k, &cache.Entry{})
+		}
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			i := 0
+			for pb.Next() {
+				l.Get(keys[i&3])
+				i++
+			}
+		})
+	})
+}

@@ -1,0 +1,199 @@
+package cache
+
+import (
+	"math/bits"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pquerna/cachecontrol/cacheobject"
+)
+
+// DefaultLifetime is how long a response without caching headers stays
+// fresh, and the longest any response does (RFC 9309 §2.4: crawlers SHOULD
+// NOT use a cached robots.txt for more than 24 hours).
+const DefaultLifetime = 24 * time.Hour
+
+// Source names what decided a lifetime.
+type Source uint8
+
+// The sources of a lifetime, in the order they are consulted.
+const (
+	// NoStore: Cache-Control: no-store; the minimum lifetime applies.
+	NoStore Source = iota + 1
+	// NoCache: Cache-Control: no-cache; the minimum lifetime applies.
+	NoCache
+	// SMaxAge: Cache-Control: s-maxage (a crawler is a shared cache).
+	SMaxAge
+	// MaxAge: Cache-Control: max-age.
+	MaxAge
+	// Expires: the Expires header, less the Date header.
+	Expires
+	// ExpiresInvalid: an Expires header that is "0" or not a date, which
+	// means already expired (RFC 9111 §5.3); the minimum lifetime applies.
+	ExpiresInvalid
+	// Default: no caching header; DefaultLifetime applies. There is no
+	// heuristic freshness from Last-Modified.
+	Default
+)
+
+var sourceNames = [...]string{
+	NoStore:        "Cache-Control: no-store",
+	NoCache:        "Cache-Control: no-cache",
+	SMaxAge:        "Cache-Control: s-maxage",
+	MaxAge:         "Cache-Control: max-age",
+	Expires:        "Expires",
+	ExpiresInvalid: "invalid Expires",
+	Default:        "no caching headers",
+}
+
+// String names the header that decided.
+func (s Source) String() string {
+	if int(s) < len(sourceNames) && sourceNames[s] != "" {
+		return sourceNames[s]
+	}
+	return "unknown source"
+}
+
+// Lifetime is how long a response stays fresh, and why.
+type Lifetime struct {
+	// TTL is the time from receipt during which the response is fresh.
+	TTL time.Duration
+	// Source is what decided TTL.
+	Source Source
+	// Clamped reports that the headers asked for less than the minimum or
+	// more than the maximum, and TTL is the bound instead.
+	Clamped bool
+}
+
+// LifetimeOf returns how long a response with header h, received at now,
+// stays fresh: s-maxage, else max-age, else Expires minus Date (or now when
+// Date is missing or invalid), less the response's Age; 24 hours without
+// caching headers; the minimum for no-store, no-cache and an Expires that is
+// invalid or 0. The result is clamped to [minTTL, DefaultLifetime]. A
+// directive that does not parse is ignored; the others still apply.
+func LifetimeOf(h http.Header, now time.Time, minTTL time.Duration) Lifetime {
+	minTTL = min(max(minTTL, 0), DefaultLifetime)
+	cc := parseCacheControl(h.Values("Cache-Control"))
+	age := deltaSeconds(h.Get("Age"))
+	var ttl time.Duration
+	var src Source
+	switch {
+	case cc.NoStore:
+		return Lifetime{TTL: minTTL, Source: NoStore}
+	case cc.NoCachePresent:
+		return Lifetime{TTL: minTTL, Source: NoCache}
+	case cc.SMaxAge >= 0:
+		ttl, src = seconds(int64(cc.SMaxAge))-age, SMaxAge
+	case cc.MaxAge >= 0:
+		ttl, src = seconds(int64(cc.MaxAge))-age, MaxAge
+	case len(h.Values("Expires")) > 0:
+		expires, err := http.ParseTime(h.Get("Expires"))
+		if err != nil {
+			return Lifetime{TTL: minTTL, Source: ExpiresInvalid}
+		}
+		date, err := http.ParseTime(h.Get("Date"))
+		if err != nil {
+			date = now
+		}
+		ttl, src = expires.Sub(date)-age, Expires
+	default:
+		return Lifetime{TTL: DefaultLifetime, Source: Default}
+	}
+	switch {
+	case ttl < minTTL:
+		return Lifetime{TTL: minTTL, Source: src, Clamped: true}
+	case ttl > DefaultLifetime:
+		return Lifetime{TTL: DefaultLifetime, Source: src, Clamped: true}
+	}
+	return Lifetime{TTL: ttl, Source: src}
+}
+
+func seconds(n int64) time.Duration { return time.Duration(n) * time.Second }
+
+// deltaSeconds parses an Age value (RFC 9111 §1.2.2): a non-negative number
+// of seconds, saturating; anything else counts as 0.
+func deltaSeconds(v string) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	n, err := strconv.ParseUint(v, 10, 63)
+	if err != nil {
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			return DefaultLifetime * 2 // older than anything we keep
+		}
+		return 0
+	}
+	return seconds(int64(min(n, uint64(2*DefaultLifetime/time.Second))))
+}
+
+// parseCacheControl parses Cache-Control field values leniently: each
+// directive on its own, so that one that does not parse is ignored instead
+// of voiding the others (cacheobject stops at the first error).
+func parseCacheControl(values []string) *cacheobject.ResponseCacheDirectives {
+	all := &cacheobject.ResponseCacheDirectives{MaxAge: -1, SMaxAge: -1, StaleIfError: -1, StaleWhileRevalidate: -1}
+	for _, v := range values {
+		for _, d := range splitDirectives(v) {
+			cd, err := cacheobject.ParseResponseCacheControl(d)
+			if err != nil {
+				continue
+			}
+			all.NoStore = all.NoStore || cd.NoStore
+			all.NoCachePresent = all.NoCachePresent || cd.NoCachePresent
+			// Of repeated ages the smallest, the most restrictive, holds
+			// (RFC 9111 §4.2.1).
+			if cd.MaxAge >= 0 && (all.MaxAge < 0 || cd.MaxAge < all.MaxAge) {
+				all.MaxAge = cd.MaxAge
+			}
+			if cd.SMaxAge >= 0 && (all.SMaxAge < 0 || cd.SMaxAge < all.SMaxAge) {
+				all.SMaxAge = cd.SMaxAge
+			}
+		}
+	}
+	return all
+}
+
+// splitDirectives splits a Cache-Control value at the commas that are not
+// inside a quoted string.
+func splitDirectives(v string) []string {
+	var out []string
+	start, quoted := 0, false
+	for i := 0; i < len(v); i++ {
+		switch v[i] {
+		case '"':
+			quoted = !quoted
+		case '\\':
+			if quoted {
+				i++
+			}
+		case ',':
+			if !quoted {
+				out = append(out, v[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(out, v[start:])
+}
+
+// Backoff bounds: the first retry of an unreachable authority waits
+// MinBackoff, each further failure doubles the wait, up to MaxBackoff.
+const (
+	MinBackoff = time.Minute
+	MaxBackoff = time.Hour
+)
+
+// Backoff returns how long to wait before fetching again after failures
+// consecutive failed fetches (1 for the first): exponential from MinBackoff
+// to MaxBackoff, then multiplied by a jitter factor in [0.9, 1.1) taken from
+// u, a uniform random number in [0, 1). Time and randomness are the caller's.
+func Backoff(failures int, u float64) time.Duration {
+	d := MaxBackoff
+	if n := failures - 1; n < bits.Len64(uint64(MaxBackoff/MinBackoff)) {
+		d = min(MinBackoff<<max(n, 0), MaxBackoff)
+	}
+	u = min(max(u, 0), 1)
+	return time.Duration(float64(d) * (0.9 + 0.2*u))
+}
