@@ -9,10 +9,13 @@ import (
 	"strings"
 )
 
-// firstBuffer is the size of the body buffer when the length of the body is
-// not known in advance: larger than 99% of real robots.txt files (the
-// corpus's p99 is 42 KB), small next to the cap.
-const firstBuffer = 32 << 10
+// The body buffer starts at firstBuffer bytes, larger than 99% of real
+// robots.txt files (the corpus's p99 is 42 KB), and grows by a factor of
+// growth, so that at the default cap it grows once, straight to the cap.
+const (
+	firstBuffer = 32 << 10
+	growth      = 16
+)
 
 // readBody reads the body of resp, gzip-decoded when the server says it is,
 // up to max bytes after decoding. When the body is longer, it returns the
@@ -20,9 +23,11 @@ const firstBuffer = 32 << 10
 //
 // Memory stays bounded whatever the server sends: the buffer starts at the
 // announced length (plain bodies, for which net/http enforces
-// Content-Length) or at firstBuffer, and when that is not enough grows once,
-// to max+1 bytes. At the peak a fetch holds max+1 bytes of body plus the
-// first buffer, and the decoder's fixed state.
+// Content-Length; at most firstBuffer*growth, so that a length alone cannot
+// make it allocate) or at firstBuffer, and grows by a factor of growth up to
+// max+1 bytes. At the peak a fetch holds max+1 bytes of body and the buffer
+// before, at most 1/growth of that (32 KiB at the default cap), plus the
+// decoder's fixed state.
 func readBody(resp *http.Response, max int64) (body []byte, truncated bool, err error) {
 	var r io.Reader = resp.Body
 	size := int64(firstBuffer)
@@ -42,7 +47,7 @@ func readBody(resp *http.Response, max int64) (body []byte, truncated bool, err 
 			r = br
 		}
 	} else if resp.ContentLength >= 0 {
-		size = resp.ContentLength + 1 // +1 to see the end without growing
+		size = min(resp.ContentLength+1, firstBuffer*growth) // +1 to see the end without growing
 	}
 	limit := max + 1 // one byte more than the cap tells a longer body apart
 	buf := make([]byte, 0, min(size, limit))
@@ -51,7 +56,7 @@ func readBody(resp *http.Response, max int64) (body []byte, truncated bool, err 
 			if int64(len(buf)) == limit {
 				break
 			}
-			grown := make([]byte, len(buf), limit)
+			grown := make([]byte, len(buf), min(int64(cap(buf))*growth, limit))
 			copy(grown, buf)
 			buf = grown
 		}

@@ -42,6 +42,8 @@ const (
 	// DefaultMaxBytes is the default, and the smallest allowed, body cap:
 	// RFC 9309 §2.5 requires parsing at least 500 KiB.
 	DefaultMaxBytes = 500 << 10
+	// MaxMaxBytes is the largest body cap allowed.
+	MaxMaxBytes = 1 << 30
 	// DefaultTimeout bounds a whole fetch, all redirects included.
 	DefaultTimeout = 30 * time.Second
 	// DefaultMaxRedirects is the number of consecutive redirects followed
@@ -81,7 +83,10 @@ type Config struct {
 	HTTPClient *http.Client
 
 	// MaxBytes is the most bytes of a 2xx body read, after gzip decoding.
-	// Values below DefaultMaxBytes (including zero) mean DefaultMaxBytes.
+	// Values below DefaultMaxBytes (including zero) mean DefaultMaxBytes;
+	// values above MaxMaxBytes mean MaxMaxBytes. A fetch holds at most
+	// MaxBytes+1 bytes of body and 1/16 of that besides while it grows its
+	// buffer; a small file costs little whatever the cap.
 	MaxBytes int64
 
 	// Timeout bounds a whole fetch, all redirects and the body included.
@@ -154,7 +159,7 @@ func New(cfg Config) (*Fetcher, error) {
 func newFetcher(cfg Config, blocked func(netip.AddrPort) bool) (*Fetcher, error) {
 	f := &Fetcher{
 		userAgent:    cfg.UserAgent,
-		maxBytes:     max(cfg.MaxBytes, DefaultMaxBytes),
+		maxBytes:     min(max(cfg.MaxBytes, DefaultMaxBytes), MaxMaxBytes),
 		timeout:      cfg.Timeout,
 		maxRedirects: cfg.MaxRedirects,
 		sameSite:     cfg.SameSiteRedirects,

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -205,6 +206,12 @@ func TestBodyCap(t *testing.T) {
 	t.Run("MaxBytes raised", func(t *testing.T) {
 		res := get(t, fetch.Config{MaxBytes: 1 << 20}, srv.URL+"/robots.txt")
 		assert.Len(t, res.Body, (1<<20)/len(line)*len(line))
+	})
+	t.Run("MaxBytes clamped down", func(t *testing.T) {
+		res := get(t, fetch.Config{MaxBytes: math.MaxInt64}, srv.URL+"/robots.txt")
+		assert.Nil(t, res.Err)
+		assert.False(t, res.Truncated)
+		assert.Len(t, res.Body, len(big))
 	})
 }
 

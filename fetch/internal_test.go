@@ -41,25 +41,33 @@ func TestDropCutLine(t *testing.T) {
 	}
 }
 
-// readBody's memory: exactly the announced length for a plain body, the
-// first buffer and then one jump to the cap otherwise.
+// readBody's memory: exactly the announced length for a plain body; the
+// first buffer and growth by 16 up to the cap otherwise, which at the
+// default cap is one step.
 func TestReadBodyBuffer(t *testing.T) {
-	const max = DefaultMaxBytes
+	const def = DefaultMaxBytes
 	tests := []struct {
 		name     string
+		max      int64
 		length   int64 // announced; -1: unknown
 		body     string
 		wantCap  int
 		gzipped  bool
 		truncate bool
 	}{
-		{"known length", 100, strings.Repeat("x", 100), 101, false, false},
-		{"unknown, small", -1, strings.Repeat("x", 100), firstBuffer, false, false},
-		{"unknown, first buffer exactly", -1, strings.Repeat("x", firstBuffer), max + 1, false, false},
-		{"unknown, large", -1, strings.Repeat("x", 100_000), max + 1, false, false},
-		{"unknown, over the cap", -1, strings.Repeat("x\n", max), max + 1, false, true},
-		{"known, over the cap", 2 * max, strings.Repeat("x\n", max), max + 1, false, true},
-		{"gzip ignores the length", 10, strings.Repeat("x", 100), firstBuffer, true, false},
+		{"known length", def, 100, strings.Repeat("x", 100), 101, false, false},
+		{"known length, empty", def, 0, "", 1, false, false},
+		{"unknown, small", def, -1, strings.Repeat("x", 100), firstBuffer, false, false},
+		{"unknown, first buffer exactly", def, -1, strings.Repeat("x", firstBuffer), def + 1, false, false},
+		{"unknown, large", def, -1, strings.Repeat("x", 100_000), def + 1, false, false},
+		{"unknown, over the cap", def, -1, strings.Repeat("x\n", def), def + 1, false, true},
+		{"known, over the cap", def, 2 * def, strings.Repeat("x\n", def), def + 1, false, true},
+		{"gzip ignores the length", def, 10, strings.Repeat("x", 100), firstBuffer, true, false},
+		// A large cap costs nothing to a small file, nor a large length
+		// announced to a short body.
+		{"large cap, mid-size body", 64 << 20, -1, strings.Repeat("x", 100_000), firstBuffer * growth, false, false},
+		{"large cap, announced length", 64 << 20, 1 << 30, strings.Repeat("x", 10), firstBuffer * growth, false, false},
+		{"large cap, over it", 1 << 20, -1, strings.Repeat("x\n", 1<<20), 1<<20 + 1, false, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -77,7 +85,7 @@ func TestReadBodyBuffer(t *testing.T) {
 				h.Set("Content-Encoding", "gzip")
 			}
 			resp := &http.Response{Header: h, ContentLength: tt.length, Body: io.NopCloser(body)}
-			got, truncated, err := readBody(resp, max)
+			got, truncated, err := readBody(resp, tt.max)
 			require.NoError(t, err)
 			assert.Equal(t, tt.truncate, truncated)
 			assert.Equal(t, tt.wantCap, cap(got))
