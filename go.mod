@@ -6,6 +6,10 @@ require (
 	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/pquerna/cachecontrol v0.2.0
 	github.com/stretchr/testify v1.12.1
+	golang.org/x/net v0.62.0
 )
 
-require go.yaml.in/yaml/v3 v3.0.5 // indirect
+require (
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/text v0.43.0 // indirect
+)

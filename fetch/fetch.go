@@ -1,0 +1,333 @@
+// Package fetch retrieves an authority's /robots.txt with the HTTP semantics
+// RFC 9309 §2.3 asks for and reports what happened, without judging it.
+//
+// A Fetcher sends one GET per hop with the configured User-Agent, Accept:
+// text/plain, */*;q=0.1, Accept-Encoding: gzip and, when a copy is held, the
+// conditional headers; never cookies or credentials. It follows 301, 302,
+// 303, 307 and 308 redirects itself (five by default, http and https only,
+// across hosts unless told to stay on the same site, with loop detection),
+// under one deadline for all hops. It reads a 2xx body up to MaxBytes after
+// gzip decoding, drops a line cut in half by that cap, and bounds response
+// headers. The Result records the status, headers, body, redirect chain,
+// timings and, when something failed, a classified *Error. Package status
+// turns a Result into a verdict.
+//
+// Whatever the redirects, the rules of the file fetched apply to the
+// authority of the URL given to Fetch (RFC 9309 §2.3.1.2); the redirect chain
+// is reported for diagnostics and caching only.
+//
+// Non-goals: deciding what a status means (package status), caching or
+// retrying (the cache layer), parsing the body (package parser), rate
+// limiting, and HTTP/3. A Fetcher starts no goroutine that outlives a call to
+// Fetch and holds no connection between calls, so it needs no Close.
+package fetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"time"
+
+	"github.com/crawlkit/robots/internal/authority"
+	"golang.org/x/net/http/httpguts"
+)
+
+// Defaults and bounds of Config.
+const (
+	// DefaultUserAgent is sent when Config.UserAgent is empty.
+	DefaultUserAgent = "robots (+https://github.com/crawlkit/robots)"
+	// DefaultMaxBytes is the default, and the smallest allowed, body cap:
+	// RFC 9309 §2.5 requires parsing at least 500 KiB.
+	DefaultMaxBytes = 500 << 10
+	// MaxMaxBytes is the largest body cap allowed.
+	MaxMaxBytes = 1 << 30
+	// DefaultTimeout bounds a whole fetch, all redirects included.
+	DefaultTimeout = 30 * time.Second
+	// DefaultMaxRedirects is the number of consecutive redirects followed
+	// (RFC 9309 §2.3.1.2: at least five).
+	DefaultMaxRedirects = 5
+	// DefaultMaxHeaderBytes bounds the response headers of each hop.
+	DefaultMaxHeaderBytes = 64 << 10
+)
+
+// Request headers that do not depend on the configuration.
+const (
+	accept         = "text/plain, */*;q=0.1"
+	acceptEncoding = "gzip"
+)
+
+// Config configures a Fetcher. Its zero value is ready to use: every zero
+// field means the documented default.
+type Config struct {
+	// UserAgent is the User-Agent header sent with every request. Empty
+	// means DefaultUserAgent.
+	UserAgent string
+
+	// HTTPClient supplies the transport. Nil means a transport of the
+	// Fetcher's own: direct or through the proxy named by the environment,
+	// HTTP/2 when the server offers it, no connection kept after a fetch.
+	// Never http.DefaultClient.
+	//
+	// When HTTPClient is set, only its Transport (nil meaning
+	// http.DefaultTransport) and its Timeout are used: the Fetcher follows
+	// redirects itself, so CheckRedirect is ignored, and it never sends
+	// cookies, so Jar is ignored. A Timeout shorter than Config.Timeout
+	// becomes the fetch's deadline. HTTPClient is never modified. When its
+	// Transport is an *http.Transport, the Fetcher uses a clone of it, with
+	// MaxHeaderBytes as its response header limit and keep-alives off; any
+	// other RoundTripper is used as is, so MaxHeaderBytes is then up to it
+	// and BlockPrivateNetworks cannot be enforced (New fails).
+	HTTPClient *http.Client
+
+	// MaxBytes is the most bytes of a 2xx body read, after gzip decoding.
+	// Values below DefaultMaxBytes (including zero) mean DefaultMaxBytes;
+	// values above MaxMaxBytes mean MaxMaxBytes. A fetch holds at most
+	// MaxBytes+1 bytes of body and 1/16 of that besides while it grows its
+	// buffer; a small file costs little whatever the cap.
+	MaxBytes int64
+
+	// Timeout bounds a whole fetch, all redirects and the body included.
+	// Zero or negative means DefaultTimeout.
+	Timeout time.Duration
+
+	// MaxRedirects is the most consecutive redirects followed. Zero means
+	// DefaultMaxRedirects; a negative value means none is followed.
+	MaxRedirects int
+
+	// SameSiteRedirects, when set, refuses a redirect to another site than
+	// the one of the URL given to Fetch. Two hosts are on the same site when
+	// they are equal or share their registrable domain (public suffix plus
+	// one label, as in "www.example.co.uk" and "example.co.uk"); scheme and
+	// port may differ, so an http to https redirect stays allowed. IP
+	// addresses are on the same site only as themselves.
+	SameSiteRedirects bool
+
+	// BlockPrivateNetworks, when set, refuses to connect to loopback,
+	// private (RFC 1918, RFC 4193), link-local, unspecified, "this network"
+	// (0.0.0.0/8) and shared (100.64.0.0/10) addresses, IPv4-mapped IPv6
+	// forms included. The check is made on the address actually dialed, on
+	// every hop, so neither a redirect nor a DNS answer can get around it.
+	// With it, the Fetcher's own transport dials directly (a proxy would hide
+	// the target), and a cloned transport's proxy is dropped too. Off by
+	// default: crawler tests run against servers on loopback.
+	BlockPrivateNetworks bool
+
+	// MaxHeaderBytes bounds the response headers of each hop, status line
+	// included. Zero or negative means DefaultMaxHeaderBytes. It applies to
+	// the Fetcher's own transport and to clones of an *http.Transport (see
+	// HTTPClient). net/http counts bytes it has buffered, so a response may
+	// be refused a few KiB below the bound.
+	MaxHeaderBytes int64
+
+	// Now returns the current time for Result.Start and Result.End. Nil
+	// means time.Now. Deadlines are not affected: they run on the real clock.
+	Now func() time.Time
+}
+
+// Validators are the validators of the copy a caller holds, sent back so
+// that an unchanged file costs a 304 (RFC 9110 §13.1).
+type Validators struct {
+	// ETag is sent as If-None-Match when not empty.
+	ETag string
+	// LastModified is sent as If-Modified-Since when not empty.
+	LastModified string
+}
+
+// Fetcher retrieves robots.txt files. It is safe for concurrent use.
+type Fetcher struct {
+	rt           http.RoundTripper
+	userAgent    string
+	maxBytes     int64
+	timeout      time.Duration
+	maxRedirects int
+	sameSite     bool
+	now          func() time.Time
+}
+
+// New returns a Fetcher configured by cfg. It fails only when
+// BlockPrivateNetworks is set with an HTTPClient whose Transport is not an
+// *http.Transport, since the guard could not be enforced.
+func New(cfg Config) (*Fetcher, error) {
+	return newFetcher(cfg, blockedAddr)
+}
+
+// newFetcher is New with the guard's policy as a parameter, so that tests can
+// block one loopback server and not another.
+func newFetcher(cfg Config, blocked func(netip.AddrPort) bool) (*Fetcher, error) {
+	f := &Fetcher{
+		userAgent:    cfg.UserAgent,
+		maxBytes:     min(max(cfg.MaxBytes, DefaultMaxBytes), MaxMaxBytes),
+		timeout:      cfg.Timeout,
+		maxRedirects: cfg.MaxRedirects,
+		sameSite:     cfg.SameSiteRedirects,
+		now:          cfg.Now,
+	}
+	if f.userAgent == "" {
+		f.userAgent = DefaultUserAgent
+	}
+	if f.timeout <= 0 {
+		f.timeout = DefaultTimeout
+	}
+	switch {
+	case f.maxRedirects == 0:
+		f.maxRedirects = DefaultMaxRedirects
+	case f.maxRedirects < 0:
+		f.maxRedirects = 0
+	}
+	if f.now == nil {
+		f.now = time.Now
+	}
+	headerBytes := cfg.MaxHeaderBytes
+	if headerBytes <= 0 {
+		headerBytes = DefaultMaxHeaderBytes
+	}
+	if !cfg.BlockPrivateNetworks {
+		blocked = nil
+	}
+	if cfg.HTTPClient == nil {
+		f.rt = ownTransport(headerBytes, blocked)
+		return f, nil
+	}
+	if t := cfg.HTTPClient.Timeout; t > 0 && t < f.timeout {
+		f.timeout = t
+	}
+	rt, err := callerTransport(cfg.HTTPClient.Transport, headerBytes, blocked)
+	if err != nil {
+		return nil, err
+	}
+	f.rt = rt
+	return f, nil
+}
+
+// errOwnTimeout is the cause of the fetch's own deadline, which tells it
+// apart from the caller's.
+var errOwnTimeout = errors.New("fetch deadline")
+
+// Fetch retrieves robotsURL, following redirects, and returns what happened.
+// Every failure of the server or the network is recorded in Result.Err; the
+// returned error is non-nil only when robotsURL is unusable (class InvalidURL,
+// wrapping the parse error) or when ctx is canceled or its deadline passes
+// before the fetch completes (class Canceled, and errors.Is(err,
+// context.Canceled) or errors.Is(err, context.DeadlineExceeded) holds). A
+// canceled fetch returns no Result: cancellation says nothing about the
+// server.
+//
+// robotsURL is normally the RobotsURL of an authority; its userinfo and
+// fragment are dropped. The validators are sent on every hop: the copy they
+// describe came from the end of the same redirect chain.
+func (f *Fetcher) Fetch(ctx context.Context, robotsURL string, v Validators) (*Result, error) {
+	first, target, err := requestTarget(robotsURL)
+	if err != nil {
+		return nil, &Error{Class: InvalidURL, Op: opGet, URL: robotsURL, Err: err}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, &Error{Class: Canceled, Op: opGet, URL: target.String(), Err: err}
+	}
+	header := f.requestHeader(v)
+	res := &Result{
+		URL:         target.String(),
+		Conditional: header.Get("If-None-Match") != "" || header.Get("If-Modified-Since") != "",
+		Start:       f.now(),
+	}
+	fctx, cancel := context.WithTimeoutCause(ctx, f.timeout, errOwnTimeout)
+	defer cancel()
+
+	seen := map[string]bool{res.URL: true}
+	for {
+		next, op, err := f.hop(fctx, res, first, target, header, seen)
+		if err == nil && next == nil {
+			break
+		}
+		if err == nil {
+			seen[next.String()] = true
+			target = next
+			continue
+		}
+		if ctx.Err() != nil {
+			return nil, &Error{Class: Canceled, Op: op, URL: res.FinalURL, Err: ctx.Err()}
+		}
+		res.Err = f.classify(fctx, op, res.FinalURL, err)
+		break
+	}
+	res.End = f.now()
+	return res, nil
+}
+
+// hop makes one request to target and records its response in res. It
+// returns the next target when the response is a redirect to follow, and
+// otherwise the error that ended the fetch, if any, with the operation that
+// failed.
+func (f *Fetcher) hop(ctx context.Context, res *Result, first authority.Authority, target *url.URL, header http.Header, seen map[string]bool) (next *url.URL, op string, err error) {
+	res.FinalURL, res.StatusCode, res.Header = target.String(), 0, nil
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, res.FinalURL, nil)
+	if err != nil {
+		return nil, opGet, err
+	}
+	req.Header = header.Clone()
+	resp, err := f.rt.RoundTrip(req)
+	if err != nil {
+		return nil, opGet, err
+	}
+	defer resp.Body.Close()
+	res.StatusCode, res.Header = resp.StatusCode, resp.Header
+	if isRedirect(resp.StatusCode) {
+		loc := resp.Header.Get("Location")
+		res.Redirects = append(res.Redirects, Hop{URL: res.FinalURL, StatusCode: resp.StatusCode, Location: loc})
+		next, err := f.redirectTarget(first, target, loc, len(res.Redirects), seen)
+		return next, opRedirect, err
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, "", nil // the body of an error says nothing we use; it is not read
+	}
+	res.Body, res.Truncated, err = readBody(resp, f.maxBytes)
+	return nil, opBody, err
+}
+
+// classify wraps the error that ended a fetch in an *Error. The fetch's own
+// deadline is recognized first: whatever the transport made of it, it is a
+// Timeout.
+func (f *Fetcher) classify(fctx context.Context, op, u string, err error) *Error {
+	var e *Error
+	if errors.As(err, &e) { // a redirect refused by redirectTarget
+		return e
+	}
+	if fctx.Err() != nil && context.Cause(fctx) == errOwnTimeout {
+		return &Error{Class: Timeout, Op: op, URL: u, Err: fmt.Errorf("no complete response within %v", f.timeout)}
+	}
+	return &Error{Class: classOf(err, op), Op: op, URL: u, Err: err}
+}
+
+// requestHeader returns the headers sent with every request of a fetch.
+// Validators that are not valid header values are not sent: a bad copy must
+// not make the file unreachable.
+func (f *Fetcher) requestHeader(v Validators) http.Header {
+	h := http.Header{
+		"User-Agent":      {f.userAgent},
+		"Accept":          {accept},
+		"Accept-Encoding": {acceptEncoding},
+	}
+	if v.ETag != "" && httpguts.ValidHeaderFieldValue(v.ETag) {
+		h.Set("If-None-Match", v.ETag)
+	}
+	if v.LastModified != "" && httpguts.ValidHeaderFieldValue(v.LastModified) {
+		h.Set("If-Modified-Since", v.LastModified)
+	}
+	return h
+}
+
+// requestTarget returns the authority of rawURL and the URL to request for
+// it, canonical and without userinfo or fragment.
+func requestTarget(rawURL string) (authority.Authority, *url.URL, error) {
+	a, err := authority.Parse(rawURL)
+	if err != nil {
+		return authority.Authority{}, nil, err
+	}
+	u, err := url.Parse(a.Key + a.PathQuery)
+	if err != nil { // a malformed escape in the path, which Parse keeps
+		return authority.Authority{}, nil, err
+	}
+	return a, u, nil
+}
