@@ -116,9 +116,9 @@ func Parse(rawURL string) (Authority, error) {
 		return Authority{}, newError(NoHost, rawURL, nil)
 	}
 	authStart := schemeEnd + 3
-	authEnd := authStart + strings.IndexAny(rawURL[authStart:], "/?#")
-	if authEnd < authStart {
-		authEnd = len(rawURL)
+	authEnd := authStart
+	for authEnd < len(rawURL) && rawURL[authEnd] != '/' && rawURL[authEnd] != '?' && rawURL[authEnd] != '#' {
+		authEnd++
 	}
 	hostPort := rawURL[authStart:authEnd]
 	if at := strings.LastIndexByte(hostPort, '@'); at >= 0 {

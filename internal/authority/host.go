@@ -99,12 +99,12 @@ func canonicalHost(h string) (host string, lower bool, kind Kind, err error) {
 	}
 	nonASCII := false
 	for i := 0; i < len(h); i++ {
-		switch c := h[i]; {
-		case 'A' <= c && c <= 'Z':
+		switch hostChars[h[i]] {
+		case hostUpper:
 			lower = true
-		case c == '%' || c >= 0x80:
+		case hostNonASCII:
 			nonASCII = true
-		case !regName(c):
+		case hostInvalid:
 			return "", false, Unparsable, errHostChar
 		}
 	}
@@ -131,12 +131,29 @@ func canonicalHost(h string) (host string, lower bool, kind Kind, err error) {
 	return h, lower, 0, nil
 }
 
-// regName reports whether c may appear in an ASCII host: RFC 3986 §3.2.2
-// reg-name, unreserved and sub-delims, less percent-escapes.
-func regName(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
-		strings.IndexByte("-._~!$&'()*+,;=", c) >= 0
-}
+// What an octet of a host is.
+const (
+	hostInvalid  = iota
+	hostOK       // allowed in a canonical ASCII host
+	hostUpper    // allowed once lowercased
+	hostNonASCII // non-ASCII, raw or percent-encoded: the host needs IDNA
+)
+
+// hostChars classifies the octets of a host: RFC 3986 §3.2.2 reg-name
+// (unreserved and sub-delims) for ASCII hosts.
+var hostChars = func() (t [256]uint8) {
+	for c := range t {
+		switch {
+		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || strings.IndexByte("-._~!$&'()*+,;=", byte(c)) >= 0:
+			t[c] = hostOK
+		case 'A' <= c && c <= 'Z':
+			t[c] = hostUpper
+		case c == '%' || c >= 0x80:
+			t[c] = hostNonASCII
+		}
+	}
+	return t
+}()
 
 // canonicalIPv6 returns the bracketed RFC 5952 form of the bracketed IPv6
 // literal h, h itself when it is already in that form.
@@ -177,7 +194,7 @@ func idnaHost(h string) (string, error) {
 		return "", err
 	}
 	for i := 0; i < len(a); i++ {
-		if c := a[i]; !regName(c) || 'A' <= c && c <= 'Z' {
+		if hostChars[a[i]] != hostOK {
 			return "", errIDNAOutcome
 		}
 	}
