@@ -44,10 +44,12 @@ import (
 // Matcher answers whether paths are allowed for one crawler. It is
 // immutable and safe for concurrent use.
 type Matcher struct {
+	text  string       // the arena every span refers to (see compile.go)
 	nodes []node       // the trie over the rules' literal heads; nodes[0] is the root
-	index [][256]uint8 // child indexes of nodes of many children: octet -> child+1
+	index [][128]uint8 // child indexes of nodes of many children: octet -> child+1
 	wild  []wildRule   // wildcard rules, grouped by node, best first
-	rules []parser.Rule
+	segs  []span       // the segments of the wildcard rules
+	rules []rule       // the rules of the selected groups, in file order
 
 	agents     []parser.Agent // the user-agent lines of the selected groups
 	groups     int            // number of selected groups
@@ -122,16 +124,13 @@ func (m *Matcher) Match(path string) Result {
 	if m.groups == 0 {
 		return Result{Allowed: true, Reason: NoGroup}
 	}
-	return result(m.rules, m.best(path))
-}
-
-// result is the Result of rule win of rules, -1 for none.
-func result(rules []parser.Rule, win int32) Result {
+	win := m.best(path)
 	if win < 0 {
 		return Result{Allowed: true, Reason: NoRuleMatched}
 	}
-	r := rules[win]
-	return Result{Allowed: r.Allow, Reason: RuleMatched, Rule: r}
+	r := m.rules[win]
+	return Result{Allowed: r.allow, Reason: RuleMatched,
+		Rule: parser.Rule{Allow: r.allow, Pattern: r.written.in(m.text), Line: int(r.line)}}
 }
 
 // MatchOnce answers one question about r without compiling it: the result
@@ -150,17 +149,20 @@ func MatchOnce(r *parser.Robots, path string, agents ...string) Result {
 	if len(groups) == 0 {
 		return Result{Allowed: true, Reason: NoGroup}
 	}
-	var top uint64
+	var top uint64 // as in Matcher.best
 	var win parser.Rule
-	var entries []entry
+	idx := int32(0)
+	var ps []pattern
+	var segs []span
 	for _, g := range groups {
-		for _, rule := range g.Rules {
-			entries = appendEntries(entries[:0], urlpath.Pattern(rule.Pattern), rule, 0)
-			for i := range entries {
-				if e := &entries[i]; e.w.rank > top && e.matches(path) {
-					top, win = e.w.rank, rule
+		for _, rl := range g.Rules {
+			ps, segs = appendPatterns(ps[:0], segs[:0], urlpath.Pattern(rl.Pattern), rl.Allow)
+			for _, p := range ps {
+				if r := full(p.rank, idx); r > top && p.matches(path) {
+					top, win = r, rl
 				}
 			}
+			idx++
 		}
 	}
 	if top == 0 {
@@ -193,8 +195,10 @@ func (m *Matcher) best(path string) int32 {
 	n, pos := int32(0), 0
 	for {
 		nd := &m.nodes[n]
-		if nd.prefixRank > top {
-			top, win = nd.prefixRank, nd.prefixRule
+		if nd.prefixRule >= 0 {
+			if r := full(nd.prefixRank, nd.prefixRule); r > top {
+				top, win = r, nd.prefixRule
+			}
 		}
 		if nd.wildLo < nd.wildHi {
 			if np == len(pending) {
@@ -207,8 +211,10 @@ func (m *Matcher) best(path string) int32 {
 			np++
 		}
 		if pos == len(path) {
-			if nd.exactRank > top {
-				top, win = nd.exactRank, nd.exactRule
+			if nd.exactRule >= 0 {
+				if r := full(nd.exactRank, nd.exactRule); r > top {
+					top, win = r, nd.exactRule
+				}
 			}
 			break
 		}
@@ -218,7 +224,7 @@ func (m *Matcher) best(path string) int32 {
 		}
 		n = nd.child + i
 		pos++
-		tail := m.nodes[n].tail
+		tail := m.nodes[n].tail.in(m.text)
 		if len(path)-pos < len(tail) || path[pos:pos+len(tail)] != tail {
 			break
 		}
@@ -247,10 +253,14 @@ func (m *Matcher) best(path string) int32 {
 // nd.child, or -1.
 func (m *Matcher) edge(nd *node, c byte) int32 {
 	if nd.index >= 0 {
+		if c >= 0x80 {
+			return -1 // canonical paths are ASCII; so are edges
+		}
 		return int32(m.index[nd.index][c]) - 1
 	}
-	for i := 0; i < len(nd.edges); i++ {
-		if nd.edges[i] == c {
+	edges := m.text[nd.edges : nd.edges+uint32(nd.nedges)]
+	for i := 0; i < len(edges); i++ {
+		if edges[i] == c {
 			return int32(i)
 		}
 	}
@@ -267,7 +277,8 @@ func (m *Matcher) wildcards(nd *node, path string, has *octets, top uint64, win 
 		if w.rank <= top {
 			break
 		}
-		if (has == nil || has.covers(&w.needs)) && w.match(path) {
+		if len(path) >= int(w.minLen) && (has == nil || has.covers(&w.needs)) &&
+			matchSegments(path, int(w.head), w.anchored, m.text, m.segs[w.segs.off:w.segs.off+w.segs.n]) {
 			return w.rank, w.rule
 		}
 	}
