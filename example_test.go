@@ -1,9 +1,16 @@
 package robots_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
 
 	"github.com/crawlkit/robots"
+	"github.com/crawlkit/robots/client"
 	"github.com/crawlkit/robots/matcher"
 	"github.com/crawlkit/robots/parser"
 )
@@ -73,4 +80,93 @@ func Example_warnings() {
 	// rules: [Disallow: /private]
 	// line 3: no colon between key and value; accepted
 	// line 3: "Disalow" accepted as disallow
+}
+
+// newExampleSite serves a robots.txt and pages, as a site on the web would.
+func newExampleSite() *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			w.Header().Set("Cache-Control", "max-age=3600")
+			io.WriteString(w, "User-agent: *\nDisallow: /private/\nAllow: /private/press/\n\nSitemap: https://example.com/sitemap.xml\n")
+			return
+		}
+		io.WriteString(w, "a page")
+	}))
+}
+
+// The crawl loop: ask before every fetch. robots.txt is fetched once per
+// site and cached; later questions cost well under a microsecond.
+func ExampleClient_Allowed() {
+	site := newExampleSite()
+	defer site.Close()
+
+	rc, err := robots.New(robots.Options{UserAgent: "ExampleBot/1.0 (+https://example.com/bot)"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, path := range []string{"/", "/private/payroll.pdf", "/private/press/launch.html"} {
+		ok, err := rc.Allowed(context.Background(), site.URL+path)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%-28s %v\n", path, ok)
+	}
+	fmt.Println("robots.txt fetches:", rc.Stats().Fetches)
+	// Output:
+	// /                            true
+	// /private/payroll.pdf         false
+	// /private/press/launch.html   true
+	// robots.txt fetches: 1
+}
+
+// Check explains a verdict: the rule and its line, and the fetch behind it.
+func ExampleClient_Check() {
+	site := newExampleSite()
+	defer site.Close()
+
+	rc, err := robots.New(robots.Options{UserAgent: "ExampleBot/1.0 (+https://example.com/bot)"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	d, err := rc.Check(context.Background(), site.URL+"/private/payroll.pdf")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("allowed:", d.Allowed)
+	fmt.Println("reason:", d.Reason)
+	fmt.Printf("rule: %s (line %d)\n", d.Rule, d.Rule.Line)
+	fmt.Println("status:", d.StatusCode)
+	fmt.Println("fresh for:", d.FreshUntil.Sub(d.FetchedAt))
+	// Output:
+	// allowed: false
+	// reason: rule matched
+	// rule: Disallow: /private/ (line 2)
+	// status: 200
+	// fresh for: 1h0m0s
+}
+
+// A wrapped http.Client refuses disallowed URLs itself, without contacting
+// the server.
+func Example_wrappedHTTPClient() {
+	site := newExampleSite()
+	defer site.Close()
+
+	rc, err := robots.New(robots.Options{UserAgent: "ExampleBot/1.0 (+https://example.com/bot)"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	hc := client.Wrap(&http.Client{}, rc)
+
+	resp, err := hc.Get(site.URL + "/public/page.html")
+	if err != nil {
+		log.Fatal(err)
+	}
+	resp.Body.Close()
+	fmt.Println("public:", resp.Status)
+
+	_, err = hc.Get(site.URL + "/private/payroll.pdf")
+	fmt.Println("private refused:", errors.Is(err, robots.ErrDisallowed))
+	// Output:
+	// public: 200 OK
+	// private refused: true
 }

@@ -6,7 +6,9 @@ require (
 	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/pquerna/cachecontrol v0.2.0
 	github.com/stretchr/testify v1.12.1
+	go.uber.org/goleak v1.3.0
 	golang.org/x/net v0.62.0
+	golang.org/x/sync v0.24.0
 )
 
 require (

@@ -1,0 +1,82 @@
+package robots_test
+
+import (
+	"go/build"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// DESIGN.md, STYLE.md 1: data flows one way, fetch → status → parser →
+// matcher → cache → robots → client, with internal packages below all. Each
+// package may import only what this table allows (besides the standard
+// library); test files are free.
+var allowedImports = map[string][]string{
+	"internal/urlpath":    nil,
+	"internal/bypass":     nil,
+	"internal/authority":  {"golang.org/x/net/"},
+	"internal/sharedtest": nil,
+	"internal/benchdata":  {"internal/sharedtest"},
+	"parser":              nil,
+	"matcher":             {"parser", "internal/urlpath"},
+	"fetch":               {"internal/authority", "golang.org/x/net/"},
+	"status":              {"fetch"},
+	"cache":               {"github.com/hashicorp/golang-lru/v2", "github.com/pquerna/cachecontrol/"},
+	"cache/cachetest":     {"cache", "github.com/stretchr/testify/"},
+	".": {"parser", "matcher", "fetch", "status", "cache", "internal/authority", "internal/urlpath",
+		"internal/bypass", "golang.org/x/sync/singleflight"},
+	"client": {".", "internal/bypass", "internal/urlpath"},
+}
+
+func TestImportsPointOneWay(t *testing.T) {
+	const module = "github.com/crawlkit/robots"
+	seen := map[string]bool{}
+	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "bench") {
+			return filepath.SkipDir
+		}
+		pkg, err := build.ImportDir(path, 0)
+		if err != nil {
+			return nil // no Go files here
+		}
+		rel := filepath.ToSlash(path)
+		allowed, ok := allowedImports[rel]
+		if !assert.True(t, ok, "package %s is missing from allowedImports", rel) {
+			return nil
+		}
+		seen[rel] = true
+		for _, imp := range pkg.Imports {
+			if first, _, _ := strings.Cut(imp, "/"); !strings.Contains(first, ".") {
+				continue // the standard library
+			}
+			assert.True(t, importAllowed(module, imp, allowed), "%s imports %s", rel, imp)
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	for p := range allowedImports {
+		assert.True(t, seen[p], "allowedImports names %s, which has no package", p)
+	}
+}
+
+func importAllowed(module, imp string, allowed []string) bool {
+	for _, a := range allowed {
+		switch {
+		case a == ".":
+			a = module // the root package
+		case !strings.Contains(strings.SplitN(a, "/", 2)[0], "."):
+			a = module + "/" + a // a package of this module
+		}
+		if imp == a || strings.HasSuffix(a, "/") && strings.HasPrefix(imp, a) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,240 @@
+package client_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/crawlkit/robots"
+	"github.com/crawlkit/robots/client"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// server serves robots.txt and pages, and records every path it is asked.
+type server struct {
+	*httptest.Server
+	mu    sync.Mutex
+	paths []string
+}
+
+func newServer(t *testing.T, robotsTxt string, extra func(w http.ResponseWriter, r *http.Request) bool) *server {
+	s := &server{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.paths = append(s.paths, r.URL.RequestURI())
+		s.mu.Unlock()
+		if extra != nil && extra(w, r) {
+			return
+		}
+		if r.URL.Path == "/robots.txt" {
+			io.WriteString(w, robotsTxt)
+			return
+		}
+		io.WriteString(w, "page "+r.URL.Path)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *server) asked() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.paths...)
+}
+
+// transport is a fresh transport per test, closed at its end, so no
+// connection outlives it.
+func transport(t *testing.T) *http.Transport {
+	tr := &http.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	return tr
+}
+
+func newRobots(t *testing.T, hc *http.Client) *robots.Client {
+	rc, err := robots.New(robots.Options{UserAgent: "TestBot/1.0", HTTPClient: hc, FetchTimeout: 5 * time.Second})
+	require.NoError(t, err)
+	return rc
+}
+
+func TestWrap(t *testing.T) {
+	s := newServer(t, "User-agent: *\nDisallow: /private\n", nil)
+	base := &http.Client{Transport: transport(t)}
+	hc := client.Wrap(base, newRobots(t, base))
+	require.NotSame(t, base, hc)
+	assert.NotSame(t, base.Transport, hc.Transport, "the client given is not changed")
+
+	resp, err := hc.Get(s.URL + "/public")
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, "page /public", string(body))
+
+	_, err = hc.Get(s.URL + "/private/page")
+	require.Error(t, err)
+	assert.ErrorIs(t, err, robots.ErrDisallowed, "through the *url.Error of http.Client")
+	var ue *url.Error
+	require.ErrorAs(t, err, &ue)
+	var re *robots.Error
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, "round-trip", re.Op)
+	assert.Equal(t, s.URL+"/private/page", re.URL)
+
+	assert.Equal(t, []string{"/robots.txt", "/public"}, s.asked(), "the server never saw the disallowed request")
+
+	// /robots.txt itself passes straight through.
+	resp, err = hc.Get(s.URL + "/robots.txt")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, 200, resp.StatusCode)
+}
+
+// Every hop of a redirect goes through the transport, so a redirect into a
+// disallowed path is refused before it is requested.
+func TestRedirectHopChecked(t *testing.T) {
+	s := newServer(t, "User-agent: *\nDisallow: /private\n", func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path == "/go" {
+			http.Redirect(w, r, "/private/target", http.StatusFound)
+			return true
+		}
+		return false
+	})
+	base := &http.Client{Transport: transport(t)}
+	hc := client.Wrap(base, newRobots(t, base))
+	_, err := hc.Get(s.URL + "/go")
+	assert.ErrorIs(t, err, robots.ErrDisallowed)
+	assert.Equal(t, []string{"/robots.txt", "/go"}, s.asked())
+}
+
+// trackingBody records whether it was closed.
+type trackingBody struct {
+	io.Reader
+	closed atomic.Bool
+}
+
+func (b *trackingBody) Close() error {
+	b.closed.Store(true)
+	return nil
+}
+
+// The RoundTripper contract: the request is not modified, and its body is
+// closed when the request is not sent.
+func TestRoundTripperContract(t *testing.T) {
+	s := newServer(t, "User-agent: *\nDisallow: /private\n", nil)
+	base := &http.Client{Transport: transport(t)}
+	tr := &client.Transport{Base: base.Transport, Robots: newRobots(t, base)}
+
+	body := &trackingBody{Reader: strings.NewReader("payload")}
+	req, err := http.NewRequest(http.MethodPost, s.URL+"/private/form", body)
+	require.NoError(t, err)
+	req.Header.Set("X-Test", "1")
+	before := req.Clone(context.Background())
+	_, err = tr.RoundTrip(req)
+	assert.ErrorIs(t, err, robots.ErrDisallowed)
+	assert.True(t, body.closed.Load(), "body closed")
+	assert.Equal(t, before.URL, req.URL)
+	assert.Equal(t, before.Header, req.Header)
+	assert.Equal(t, before.Method, req.Method)
+
+	// A request with no usable URL is refused with a typed error.
+	bad := &http.Request{Method: "GET", URL: &url.URL{Scheme: "ftp", Host: "x", Path: "/a"}, Header: http.Header{}}
+	_, err = tr.RoundTrip(bad)
+	assert.ErrorIs(t, err, robots.ErrInvalidURL)
+
+	// An allowed request goes through, body and all.
+	req, err = http.NewRequest(http.MethodPost, s.URL+"/public", bytes.NewReader([]byte("x")))
+	require.NoError(t, err)
+	resp, err := tr.RoundTrip(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, 200, resp.StatusCode)
+}
+
+func TestConcurrentUse(t *testing.T) {
+	s := newServer(t, "User-agent: *\nDisallow: /private\n", nil)
+	base := &http.Client{Transport: transport(t)}
+	hc := client.Wrap(base, newRobots(t, base))
+	var wg sync.WaitGroup
+	var refused atomic.Int32
+	for i := 0; i < 40; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			path := "/public"
+			if i%2 == 0 {
+				path = "/private"
+			}
+			resp, err := hc.Get(s.URL + path)
+			if errors.Is(err, robots.ErrDisallowed) {
+				refused.Add(1)
+				return
+			}
+			if assert.NoError(t, err) {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}(i)
+	}
+	wg.Wait()
+	assert.Equal(t, int32(20), refused.Load())
+	robotsFetches := 0
+	for _, p := range s.asked() {
+		if p == "/robots.txt" {
+			robotsFetches++
+		}
+	}
+	assert.Equal(t, 1, robotsFetches)
+}
+
+// The robots.Client may fetch robots.txt with the very client that Wrap
+// returned: its fetches, redirects included, pass through unchecked, so
+// nothing recurses or waits on itself.
+func TestNoRecursion(t *testing.T) {
+	s := newServer(t, "", func(w http.ResponseWriter, r *http.Request) bool {
+		switch r.URL.Path {
+		case "/robots.txt":
+			http.Redirect(w, r, "/real-robots.txt", http.StatusMovedPermanently)
+			return true
+		case "/real-robots.txt":
+			io.WriteString(w, "User-agent: *\nDisallow: /private\n")
+			return true
+		}
+		return false
+	})
+	rt := &client.Transport{Base: transport(t)}
+	wrapped := &http.Client{Transport: rt}
+	rt.Robots = newRobots(t, wrapped) // robots.txt fetched through rt itself
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+"/private/x", nil)
+	_, err := wrapped.Do(req)
+	assert.ErrorIs(t, err, robots.ErrDisallowed)
+	req, _ = http.NewRequestWithContext(ctx, http.MethodGet, s.URL+"/ok", nil)
+	resp, err := wrapped.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+}
+
+func TestWrapNil(t *testing.T) {
+	base := &http.Client{Transport: transport(t)}
+	hc := client.Wrap(nil, newRobots(t, base))
+	tr, ok := hc.Transport.(*client.Transport)
+	require.True(t, ok)
+	assert.Nil(t, tr.Base, "nil Base means http.DefaultTransport")
+}

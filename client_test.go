@@ -1,0 +1,652 @@
+package robots_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/crawlkit/robots"
+	"github.com/crawlkit/robots/parser"
+)
+
+const disallowPrivate = "User-agent: *\nDisallow: /private\n"
+
+func allowed(t *testing.T, c *robots.Client, rawURL string) bool {
+	t.Helper()
+	ok, err := c.Allowed(context.Background(), rawURL)
+	require.NoError(t, err)
+	return ok
+}
+
+func check(t *testing.T, c *robots.Client, rawURL string) robots.Decision {
+	t.Helper()
+	d, err := c.Check(context.Background(), rawURL)
+	require.NoError(t, err)
+	return d
+}
+
+func TestNew(t *testing.T) {
+	tests := []struct {
+		name    string
+		o       robots.Options
+		agents  []string
+		wantErr string
+	}{
+		{"token from the user agent", robots.Options{UserAgent: "ExampleBot/1.0 (+https://example.com/bot)"}, []string{"ExampleBot"}, ""},
+		{"explicit tokens", robots.Options{UserAgent: "Mozilla/5.0 (compatible; ExampleBot/0.1)", Agents: []string{"ExampleBot", "Example-Family"}}, []string{"ExampleBot", "Example-Family"}, ""},
+		{"no user agent", robots.Options{}, nil, "UserAgent is required"},
+		{"blank user agent", robots.Options{UserAgent: "  "}, nil, "UserAgent is required"},
+		{"control character", robots.Options{UserAgent: "Bot\r\nX-Evil: 1"}, nil, "control character"},
+		{"Mozilla", robots.Options{UserAgent: "Mozilla/5.0 (compatible; ExampleBot/0.1)"}, nil, "starts with Mozilla"},
+		{"no leading token", robots.Options{UserAgent: "42bot"}, nil, "does not start with a product token"},
+		{"invalid token", robots.Options{UserAgent: "x", Agents: []string{"Example Bot"}}, nil, "not a product token"},
+		{"token with version", robots.Options{UserAgent: "x", Agents: []string{"ExampleBot/1.0"}}, nil, "not a product token"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := robots.New(tt.o)
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.wantErr)
+				var re *robots.Error
+				assert.ErrorAs(t, err, &re)
+				assert.Equal(t, "new", re.Op)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.agents, c.Agents())
+		})
+	}
+}
+
+func TestInvalidURL(t *testing.T) {
+	c := newClient(t, nil, robots.Options{})
+	for _, u := range []string{"", "example.com/a", "/path", "ftp://example.com/a", "https://", "http://:80/", "https://example.com:99999/", "http://exa mple.com/", "https://example.com/" + strings.Repeat("a", 10000)} {
+		_, err := c.Allowed(context.Background(), u)
+		assert.ErrorIs(t, err, robots.ErrInvalidURL, "Allowed(%q)", u)
+		_, err = c.Check(context.Background(), u)
+		assert.ErrorIs(t, err, robots.ErrInvalidURL, "Check(%q)", u)
+		assert.ErrorIs(t, c.Invalidate(u), robots.ErrInvalidURL)
+	}
+	_, err := c.CrawlDelay(context.Background(), "nope")
+	assert.ErrorIs(t, err, robots.ErrInvalidURL)
+	_, err = c.Sitemaps(context.Background(), "nope")
+	assert.ErrorIs(t, err, robots.ErrInvalidURL)
+	assert.Zero(t, c.Stats().Fetches)
+}
+
+func TestAllowedAndCheck(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: TestBot\nCrawl-delay: 2\nDisallow: /private\nAllow: /private/public\n\nUser-agent: *\nDisallow: /\n\nSitemap: https://example.com/sitemap.xml\n",
+		"Cache-Control", "max-age=600", "ETag", `"v1"`))
+	clk := newClock()
+	c := newClient(t, clk, robots.Options{})
+
+	assert.True(t, allowed(t, c, s.URL+"/"))
+	assert.False(t, allowed(t, c, s.URL+"/private/x"))
+	assert.True(t, allowed(t, c, s.URL+"/private/public/y"))
+
+	d := check(t, c, s.URL+"/private/x?q=1#frag")
+	assert.Equal(t, robots.Decision{
+		Allowed:    false,
+		Reason:     robots.RuleMatched,
+		Rule:       parser.Rule{Pattern: "/private", Line: 3},
+		Agents:     []parser.Agent{{Value: "TestBot", Line: 1}},
+		RobotsURL:  s.URL + "/robots.txt",
+		FinalURL:   s.URL + "/robots.txt",
+		StatusCode: 200,
+		Outcome:    d.Outcome,
+		FetchedAt:  clk.Now(),
+		FreshUntil: clk.Now().Add(10 * time.Minute),
+	}, d)
+	assert.NotEmpty(t, d.Outcome)
+
+	delay, err := c.CrawlDelay(context.Background(), s.URL+"/any")
+	require.NoError(t, err)
+	assert.Equal(t, 2*time.Second, delay)
+	maps, err := c.Sitemaps(context.Background(), s.URL+"/any")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"https://example.com/sitemap.xml"}, maps)
+
+	// RFC 9309 §2.2.2: /robots.txt is allowed even under "Disallow: /".
+	d = check(t, c, s.URL+"/robots.txt")
+	assert.True(t, d.Allowed)
+	assert.Equal(t, robots.RobotsTxt, d.Reason)
+
+	assert.Equal(t, int32(1), s.requests.Load(), "one fetch served every question")
+	st := c.Stats()
+	assert.Equal(t, uint64(1), st.Fetches)
+	assert.Equal(t, uint64(1), st.Misses)
+	assert.Equal(t, uint64(5), st.Hits, "3 allowed and check less the miss, crawl-delay, sitemaps")
+	assert.Equal(t, 1, st.Entries)
+	assert.Empty(t, st.FetchErrors)
+}
+
+// DESIGN.md "Fetching and status", one row each, through the Client.
+func TestStatusRows(t *testing.T) {
+	tests := []struct {
+		name    string
+		handler http.HandlerFunc
+		opts    robots.Options
+		allowed bool
+		reason  robots.Reason
+	}{
+		{"200 rules", robotsTxt(disallowPrivate), robots.Options{}, false, robots.RuleMatched},
+		{"204", statusCode(http.StatusNoContent), robots.Options{}, true, robots.NoGroup},
+		{"empty body", robotsTxt(""), robots.Options{}, true, robots.NoGroup},
+		{"HTML with 200", robotsTxt("<html><body>Disallow: /private</body></html>"), robots.Options{}, true, robots.NoGroup},
+		{"404", statusCode(http.StatusNotFound), robots.Options{}, true, robots.Unavailable},
+		{"410", statusCode(http.StatusGone), robots.Options{}, true, robots.Unavailable},
+		{"401", statusCode(http.StatusUnauthorized), robots.Options{}, true, robots.Unavailable},
+		{"403", statusCode(http.StatusForbidden), robots.Options{}, true, robots.Unavailable},
+		{"401 with the option", statusCode(http.StatusUnauthorized), robots.Options{DisallowOn401403: true}, false, robots.AuthDenied},
+		{"403 with the option", statusCode(http.StatusForbidden), robots.Options{DisallowOn401403: true}, false, robots.AuthDenied},
+		{"429", statusCode(http.StatusTooManyRequests), robots.Options{}, false, robots.Unreachable},
+		{"500", statusCode(http.StatusInternalServerError), robots.Options{}, false, robots.Unreachable},
+		{"503", statusCode(http.StatusServiceUnavailable), robots.Options{}, false, robots.Unreachable},
+		{"redirect loop", func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "/robots.txt", http.StatusFound)
+		}, robots.Options{}, true, robots.Unavailable},
+		{"redirect to ftp", func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "ftp://example.com/robots.txt", http.StatusMovedPermanently)
+		}, robots.Options{}, true, robots.Unavailable},
+		{"301 to a 404", func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/robots.txt" {
+				http.Redirect(w, r, "/gone.txt", http.StatusMovedPermanently)
+				return
+			}
+			http.NotFound(w, r)
+		}, robots.Options{}, true, robots.Unavailable},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSite(t, tt.handler)
+			c := newClient(t, newClock(), tt.opts)
+			d := check(t, c, s.URL+"/private/x")
+			assert.Equal(t, tt.allowed, d.Allowed)
+			assert.Equal(t, tt.reason, d.Reason, d.Outcome)
+			assert.False(t, d.Stale)
+		})
+	}
+}
+
+// A 6th consecutive redirect is unavailable (allow all); 5 are followed.
+func TestRedirectLimit(t *testing.T) {
+	chain := func(n int) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			var i int
+			fmt.Sscanf(r.URL.Path, "/r%d", &i)
+			switch {
+			case r.URL.Path == "/robots.txt" && n > 0:
+				http.Redirect(w, r, "/r1", http.StatusFound)
+			case r.URL.Path == "/robots.txt" || i >= n:
+				w.Write([]byte(disallowPrivate))
+			default:
+				http.Redirect(w, r, fmt.Sprintf("/r%d", i+1), http.StatusTemporaryRedirect)
+			}
+		}
+	}
+	c := newClient(t, newClock(), robots.Options{})
+	five := newSite(t, chain(5))
+	d := check(t, c, five.URL+"/private")
+	assert.False(t, d.Allowed)
+	assert.Equal(t, robots.RuleMatched, d.Reason)
+	assert.Len(t, d.Redirects, 5)
+	assert.Equal(t, five.URL+"/r5", d.FinalURL)
+
+	six := newSite(t, chain(6))
+	d = check(t, c, six.URL+"/private")
+	assert.True(t, d.Allowed)
+	assert.Equal(t, robots.Unavailable, d.Reason)
+}
+
+// RFC 9309 §2.3.1.2: rules reached through a redirect to another host apply
+// to the authority first asked, not to the one redirected to.
+func TestCrossHostRedirect(t *testing.T) {
+	other := newSite(t, robotsTxt("User-agent: *\nDisallow: /moved-rules\n"))
+	first := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/robots.txt", http.StatusMovedPermanently)
+	})
+	c := newClient(t, newClock(), robots.Options{})
+	d := check(t, c, first.URL+"/moved-rules/x")
+	assert.False(t, d.Allowed)
+	assert.Equal(t, first.URL+"/robots.txt", d.RobotsURL)
+	assert.Equal(t, other.URL+"/robots.txt", d.FinalURL)
+	require.Len(t, d.Redirects, 1)
+	assert.Equal(t, http.StatusMovedPermanently, d.Redirects[0].StatusCode)
+
+	assert.True(t, allowed(t, c, other.URL+"/elsewhere"))
+	assert.Equal(t, 2, c.Stats().Entries, "the redirect target is an authority of its own")
+	assert.Equal(t, int32(2), other.requests.Load(), "once for the redirect, once for itself")
+}
+
+func TestSameSiteRedirects(t *testing.T) {
+	other := newSite(t, robotsTxt("User-agent: *\nDisallow: /\n"))
+	first := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, strings.Replace(other.URL, "127.0.0.1", "localhost", 1)+"/robots.txt", http.StatusFound)
+	})
+	c := newClient(t, newClock(), robots.Options{SameSiteRedirects: true})
+	d := check(t, c, first.URL+"/x")
+	assert.True(t, d.Allowed, "a refused redirect is unavailable: allow all")
+	assert.Equal(t, robots.Unavailable, d.Reason)
+	assert.Zero(t, other.requests.Load())
+}
+
+func TestExpiryAndRefetch(t *testing.T) {
+	tests := []struct {
+		name   string
+		header []string
+		ttl    time.Duration
+	}{
+		{"no caching headers: 24 h", nil, 24 * time.Hour},
+		{"max-age=60 honored", []string{"Cache-Control", "max-age=60"}, time.Minute},
+		{"a week clamped to 24 h", []string{"Cache-Control", "max-age=604800"}, 24 * time.Hour},
+		{"Age subtracted", []string{"Cache-Control", "max-age=3600", "Age", "1200"}, 40 * time.Minute},
+		{"no-store kept MinTTL", []string{"Cache-Control", "no-store"}, time.Minute},
+		{"s-maxage", []string{"Cache-Control", "max-age=60, s-maxage=300"}, 5 * time.Minute},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSite(t, robotsTxt(disallowPrivate, tt.header...))
+			clk := newClock()
+			c := newClient(t, clk, robots.Options{})
+			start := clk.Now()
+			d := check(t, c, s.URL+"/x")
+			assert.Equal(t, start.Add(tt.ttl), d.FreshUntil)
+
+			clk.Advance(tt.ttl - time.Second)
+			allowed(t, c, s.URL+"/x")
+			assert.Equal(t, int32(1), s.requests.Load(), "still fresh")
+
+			s.set(robotsTxt("User-agent: *\nDisallow: /x\n", tt.header...))
+			clk.Advance(time.Second)
+			assert.False(t, allowed(t, c, s.URL+"/x"), "expired: refetched, new rules")
+			assert.Equal(t, int32(2), s.requests.Load())
+		})
+	}
+}
+
+func TestMinTTLOption(t *testing.T) {
+	s := newSite(t, robotsTxt(disallowPrivate, "Cache-Control", "max-age=0"))
+	clk := newClock()
+	c := newClient(t, clk, robots.Options{MinTTL: 10 * time.Minute})
+	d := check(t, c, s.URL+"/x")
+	assert.Equal(t, clk.Now().Add(10*time.Minute), d.FreshUntil)
+}
+
+// RFC 9309 §2.3.1.4 and Google: unreachable, then reachable.
+func TestUnreachableThenReachable(t *testing.T) {
+	s := newSite(t, statusCode(http.StatusServiceUnavailable))
+	clk := newClock()
+	c := newClient(t, clk, robots.Options{})
+	d := check(t, c, s.URL+"/page")
+	assert.False(t, d.Allowed)
+	assert.Equal(t, robots.Unreachable, d.Reason)
+	assert.Equal(t, http.StatusServiceUnavailable, d.StatusCode)
+	assert.Equal(t, clk.Now(), d.UnreachableSince)
+	// Backoff: the first retry comes 1 min ± 10 % later, not before.
+	assert.WithinRange(t, d.FreshUntil, clk.Now().Add(54*time.Second), clk.Now().Add(66*time.Second))
+
+	for i := 0; i < 50; i++ {
+		allowed(t, c, s.URL+"/page")
+	}
+	assert.Equal(t, int32(1), s.requests.Load(), "no refetch per call while backing off")
+
+	s.set(robotsTxt(disallowPrivate))
+	clk.Advance(67 * time.Second)
+	d = check(t, c, s.URL+"/page")
+	assert.True(t, d.Allowed)
+	assert.Equal(t, robots.NoRuleMatched, d.Reason)
+	assert.True(t, d.UnreachableSince.IsZero())
+	assert.Equal(t, int32(2), s.requests.Load())
+	assert.Equal(t, map[string]uint64{"status": 1}, c.Stats().FetchErrors)
+}
+
+func TestBackoffGrows(t *testing.T) {
+	s := newSite(t, statusCode(http.StatusBadGateway))
+	clk := newClock()
+	c := newClient(t, clk, robots.Options{})
+	var waits []time.Duration
+	for i := 0; i < 9; i++ {
+		d := check(t, c, s.URL+"/")
+		waits = append(waits, d.FreshUntil.Sub(clk.Now()))
+		clk.Advance(waits[i] + time.Second)
+	}
+	assert.Equal(t, int32(9), s.requests.Load())
+	for i, want := range []time.Duration{1, 2, 4, 8, 16, 32, 60, 60, 60} {
+		want *= time.Minute
+		assert.InDelta(t, float64(want), float64(waits[i]), float64(want)/10+1, "wait %d", i)
+	}
+}
+
+// 200, then 503: the good copy is served, marked stale, for 30 days from
+// its fetch; with no good copy left, 30 days into the outage everything is
+// allowed.
+func TestStaleThenUnreachableTooLong(t *testing.T) {
+	s := newSite(t, robotsTxt(disallowPrivate))
+	clk := newClock()
+	c := newClient(t, clk, robots.Options{})
+	start := clk.Now()
+	assert.False(t, allowed(t, c, s.URL+"/private"))
+
+	s.set(statusCode(http.StatusServiceUnavailable))
+	clk.Advance(24 * time.Hour)
+	d := check(t, c, s.URL+"/private")
+	assert.False(t, d.Allowed, "the good copy still says disallowed")
+	assert.True(t, d.Stale)
+	assert.Equal(t, robots.RuleMatched, d.Reason)
+	assert.Equal(t, start, d.FetchedAt, "the copy used is the one fetched first")
+	assert.Equal(t, clk.Now(), d.UnreachableSince)
+	assert.True(t, check(t, c, s.URL+"/public").Allowed, "and allows what it allowed")
+
+	// Day 30 from the copy's fetch: still used.
+	clk.Advance(29*24*time.Hour - time.Minute)
+	d = check(t, c, s.URL+"/public")
+	assert.True(t, d.Stale)
+	assert.True(t, d.Allowed)
+
+	// Past 30 days of age the copy is dropped; the outage is 29 days old.
+	clk.Advance(2 * time.Hour)
+	d = check(t, c, s.URL+"/public")
+	assert.False(t, d.Stale)
+	assert.False(t, d.Allowed)
+	assert.Equal(t, robots.Unreachable, d.Reason)
+
+	// 31 days after the first success, 30 days into the outage: allow all.
+	clk.Advance(24 * time.Hour)
+	d = check(t, c, s.URL+"/private")
+	assert.True(t, d.Allowed)
+	assert.Equal(t, robots.UnreachableTooLong, d.Reason)
+	assert.Less(t, d.FreshUntil.Sub(clk.Now()), 67*time.Minute, "still retried, hourly")
+}
+
+func TestUnreachableAllowAfterOption(t *testing.T) {
+	s := newSite(t, statusCode(http.StatusInternalServerError))
+	clk := newClock()
+	never := newClient(t, clk, robots.Options{UnreachableAllowAfter: -1})
+	soon := newClient(t, clk, robots.Options{UnreachableAllowAfter: time.Hour})
+	assert.False(t, allowed(t, never, s.URL+"/x"))
+	assert.False(t, allowed(t, soon, s.URL+"/x"))
+	clk.Advance(400 * 24 * time.Hour)
+	assert.False(t, allowed(t, never, s.URL+"/x"), "never allow while unreachable")
+	assert.True(t, allowed(t, soon, s.URL+"/x"))
+}
+
+func TestRetryAfter(t *testing.T) {
+	for _, ra := range []string{"7200", time.Date(2026, 11, 21, 14, 0, 0, 0, time.UTC).Format(http.TimeFormat)} {
+		t.Run(ra, func(t *testing.T) {
+			s := newSite(t, statusCode(http.StatusTooManyRequests, "Retry-After", ra))
+			clk := newClock()
+			c := newClient(t, clk, robots.Options{})
+			d := check(t, c, s.URL+"/x")
+			assert.False(t, d.Allowed)
+			assert.Equal(t, clk.Now().Add(2*time.Hour), d.FreshUntil)
+
+			clk.Advance(2*time.Hour - time.Second)
+			allowed(t, c, s.URL+"/x")
+			assert.Equal(t, int32(1), s.requests.Load(), "no refetch before Retry-After")
+			clk.Advance(time.Second)
+			allowed(t, c, s.URL+"/x")
+			assert.Equal(t, int32(2), s.requests.Load())
+		})
+	}
+}
+
+// A 304 to a conditional refetch renews the copy held without reparsing.
+func TestConditionalRefetch(t *testing.T) {
+	s := newSite(t, nil)
+	s.set(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("If-None-Match") == `"v1"` && r.Header.Get("If-Modified-Since") == "Sat, 21 Nov 2026 10:00:00 GMT" {
+			w.Header().Set("Cache-Control", "max-age=120")
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		robotsTxt(disallowPrivate, "ETag", `"v1"`, "Last-Modified", "Sat, 21 Nov 2026 10:00:00 GMT", "Cache-Control", "max-age=60")(w, r)
+	})
+	clk := newClock()
+	c := newClient(t, clk, robots.Options{})
+	assert.False(t, allowed(t, c, s.URL+"/private"))
+
+	clk.Advance(time.Minute)
+	d := check(t, c, s.URL+"/private")
+	assert.False(t, d.Allowed, "rules kept")
+	assert.Equal(t, robots.RuleMatched, d.Reason)
+	assert.Equal(t, clk.Now(), d.FetchedAt)
+	assert.Equal(t, clk.Now().Add(2*time.Minute), d.FreshUntil, "freshness from the 304")
+	assert.Equal(t, int32(2), s.requests.Load())
+	assert.Equal(t, int32(1), s.conditional.Load())
+
+	clk.Advance(2 * time.Minute)
+	allowed(t, c, s.URL+"/private")
+	assert.Equal(t, int32(2), s.conditional.Load(), "validators kept across renewals")
+}
+
+// A 304 while unreachable renews the good copy it was asked about.
+func TestConditionalRefetchAfterOutage(t *testing.T) {
+	s := newSite(t, robotsTxt(disallowPrivate, "ETag", `"v1"`))
+	clk := newClock()
+	c := newClient(t, clk, robots.Options{})
+	allowed(t, c, s.URL+"/")
+	s.set(statusCode(http.StatusServiceUnavailable))
+	clk.Advance(25 * time.Hour)
+	assert.True(t, check(t, c, s.URL+"/private").Stale)
+	s.set(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("If-None-Match") == `"v1"` {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		w.WriteHeader(http.StatusInternalServerError)
+	})
+	clk.Advance(time.Hour)
+	d := check(t, c, s.URL+"/private")
+	assert.False(t, d.Stale)
+	assert.False(t, d.Allowed)
+	assert.True(t, d.UnreachableSince.IsZero())
+	assert.Equal(t, int32(3), s.requests.Load())
+}
+
+func TestSchemesKeptApart(t *testing.T) {
+	plain := newSite(t, robotsTxt("User-agent: *\nDisallow: /plain-only\n"))
+	secure := httptest.NewTLSServer(robotsTxt("User-agent: *\nDisallow: /tls-only\n"))
+	t.Cleanup(secure.Close)
+	rt, hc := newRouter(t)
+	rt.route("example.test:80", hostOf(plain.Server))
+	rt.route("example.test:443", hostOf(secure))
+	c := newClient(t, newClock(), robots.Options{HTTPClient: hc})
+
+	assert.False(t, allowed(t, c, "http://example.test/plain-only"))
+	assert.True(t, allowed(t, c, "http://example.test/tls-only"))
+	assert.False(t, allowed(t, c, "https://example.test/tls-only"))
+	assert.True(t, allowed(t, c, "https://example.test/plain-only"))
+	// One authority, however spelled: case, default port, userinfo.
+	assert.False(t, allowed(t, c, "HTTPS://Example.TEST:443/tls-only"))
+	assert.False(t, allowed(t, c, "https://user:pw@example.test./tls-only?x#y"))
+	st := c.Stats()
+	assert.Equal(t, 2, st.Entries)
+	assert.Equal(t, uint64(2), st.Fetches)
+}
+
+func TestEviction(t *testing.T) {
+	rt, hc := newRouter(t)
+	s := newSite(t, robotsTxt(disallowPrivate))
+	for i := 0; i < 5; i++ {
+		rt.route(fmt.Sprintf("h%d.test:80", i), hostOf(s.Server))
+	}
+	c := newClient(t, newClock(), robots.Options{HTTPClient: hc, CacheSize: 3})
+	for i := 0; i < 5; i++ {
+		allowed(t, c, fmt.Sprintf("http://h%d.test/", i))
+	}
+	st := c.Stats()
+	assert.Equal(t, 3, st.Entries)
+	assert.Equal(t, uint64(2), st.Evictions)
+	allowed(t, c, "http://h0.test/") // evicted: fetched again
+	assert.Equal(t, int32(6), s.requests.Load())
+	allowed(t, c, "http://h4.test/") // still held
+	assert.Equal(t, int32(6), s.requests.Load())
+}
+
+func TestInvalidate(t *testing.T) {
+	s := newSite(t, robotsTxt(disallowPrivate))
+	c := newClient(t, newClock(), robots.Options{})
+	assert.False(t, allowed(t, c, s.URL+"/private"))
+	s.set(robotsTxt("User-agent: *\nAllow: /\n"))
+	assert.False(t, allowed(t, c, s.URL+"/private"), "cached")
+	require.NoError(t, c.Invalidate(s.URL+"/anything"))
+	assert.True(t, allowed(t, c, s.URL+"/private"))
+	assert.Equal(t, int32(2), s.requests.Load())
+}
+
+// However many goroutines ask about a cold authority, it is fetched once.
+func TestOneFetchPerColdAuthority(t *testing.T) {
+	release := make(chan struct{})
+	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		<-release
+		robotsTxt(disallowPrivate)(w, r)
+	})
+	c := newClient(t, newClock(), robots.Options{})
+	const n = 100
+	var wg sync.WaitGroup
+	var disallowed atomic.Int32
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ok, err := c.Allowed(context.Background(), s.URL+"/private/x")
+			assert.NoError(t, err)
+			if !ok {
+				disallowed.Add(1)
+			}
+		}()
+	}
+	time.Sleep(50 * time.Millisecond) // let the goroutines pile up on the fetch
+	close(release)
+	wg.Wait()
+	assert.Equal(t, int32(1), s.requests.Load())
+	assert.Equal(t, int32(n), disallowed.Load())
+	assert.Equal(t, uint64(1), c.Stats().Fetches)
+}
+
+// A caller that gives up gets its context's error; the others, and the
+// cache, are unaffected.
+func TestCallerCancelsMidFetch(t *testing.T) {
+	release := make(chan struct{})
+	arrived := make(chan struct{}, 1)
+	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
+		<-release
+		robotsTxt(disallowPrivate)(w, r)
+	})
+	c := newClient(t, newClock(), robots.Options{})
+
+	ctx, cancel := context.WithCancel(context.Background())
+	canceled := make(chan error, 1)
+	go func() {
+		_, err := c.Allowed(ctx, s.URL+"/private")
+		canceled <- err
+	}()
+	<-arrived
+	others := make(chan bool, 3)
+	for i := 0; i < 3; i++ {
+		go func() {
+			ok, err := c.Allowed(context.Background(), s.URL+"/private")
+			assert.NoError(t, err)
+			others <- ok
+		}()
+	}
+	cancel()
+	err := <-canceled
+	require.ErrorIs(t, err, context.Canceled)
+	var re *robots.Error
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, "allowed", re.Op)
+
+	close(release)
+	for i := 0; i < 3; i++ {
+		assert.False(t, <-others)
+	}
+	assert.False(t, allowed(t, c, s.URL+"/private"), "the cache holds the rules")
+	assert.Equal(t, int32(1), s.requests.Load())
+}
+
+func TestDeadlineBeforeAsking(t *testing.T) {
+	s := newSite(t, robotsTxt(disallowPrivate))
+	c := newClient(t, newClock(), robots.Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := c.Allowed(ctx, s.URL+"/x")
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Zero(t, s.requests.Load(), "no fetch for a caller already gone")
+	_, err = c.Check(ctx, s.URL+"/robots.txt")
+	assert.NoError(t, err, "/robots.txt needs no fetch")
+}
+
+func TestFetchTimeout(t *testing.T) {
+	release := make(chan struct{})
+	s := newSite(t, func(w http.ResponseWriter, r *http.Request) { <-release })
+	defer close(release)
+	clk := newClock()
+	c := newClient(t, clk, robots.Options{FetchTimeout: 200 * time.Millisecond})
+	d := check(t, c, s.URL+"/x")
+	assert.False(t, d.Allowed)
+	assert.Equal(t, robots.Unreachable, d.Reason)
+	assert.Equal(t, map[string]uint64{"timeout": 1}, c.Stats().FetchErrors)
+}
+
+func TestOnFetchAndLogger(t *testing.T) {
+	s := newSite(t, robotsTxt(disallowPrivate))
+	down := newSite(t, statusCode(http.StatusServiceUnavailable))
+	var events []robots.FetchEvent
+	var mu sync.Mutex
+	var logs strings.Builder
+	c := newClient(t, newClock(), robots.Options{
+		OnFetch: func(e robots.FetchEvent) {
+			mu.Lock()
+			defer mu.Unlock()
+			events = append(events, e)
+		},
+		Logger: newTextLogger(&logs),
+	})
+	allowed(t, c, s.URL+"/a")
+	allowed(t, c, s.URL+"/b")
+	allowed(t, c, down.URL+"/c")
+	require.Len(t, events, 2)
+	u, _ := url.Parse(s.URL)
+	assert.Equal(t, "http://"+u.Host, events[0].Authority)
+	assert.Equal(t, 200, events[0].Result.StatusCode)
+	assert.False(t, events[0].Unreachable)
+	assert.True(t, events[1].Unreachable)
+	assert.Contains(t, logs.String(), "robots.txt unreachable")
+	assert.Contains(t, logs.String(), "robots.txt fetched")
+}
+
+func TestErrorsWrap(t *testing.T) {
+	c := newClient(t, nil, robots.Options{})
+	_, err := c.Allowed(context.Background(), "ftp://x/")
+	var re *robots.Error
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, "allowed", re.Op)
+	assert.Equal(t, "ftp://x/", re.URL)
+	assert.True(t, strings.HasPrefix(err.Error(), `robots: allowed "ftp://x/": invalid URL`), err.Error())
+	// errors.Is sees through a *url.Error, as http.Client returns.
+	assert.ErrorIs(t, &url.Error{Op: "Get", URL: "ftp://x/", Err: err}, robots.ErrInvalidURL)
+	assert.False(t, errors.Is(err, robots.ErrDisallowed))
+	long := (&robots.Error{Op: "check", URL: strings.Repeat("x", 300), Err: robots.ErrInvalidURL}).Error()
+	assert.Less(t, len(long), 260)
+}
+
+func TestReasonString(t *testing.T) {
+	for r := robots.RuleMatched; r <= robots.UnreachableTooLong; r++ {
+		assert.NotEqual(t, "unknown reason", r.String())
+	}
+	assert.Equal(t, "unknown reason", robots.Reason(0).String())
+}

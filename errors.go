@@ -1,0 +1,46 @@
+package robots
+
+import (
+	"errors"
+	"strconv"
+)
+
+// Sentinel errors, for errors.Is. Every error a Client returns is an *Error
+// that wraps one of these, a context error, or a configuration problem.
+var (
+	// ErrInvalidURL: the URL has no scheme, a scheme other than http or
+	// https, no host, a bad port, is too long, or does not parse.
+	ErrInvalidURL = errors.New("invalid URL")
+	// ErrDisallowed: robots.txt does not allow the crawler to fetch the
+	// URL. Package client's RoundTripper returns it for a refused request.
+	ErrDisallowed = errors.New("disallowed by robots.txt")
+)
+
+// Error describes a failed operation of a Client: which one, on what URL,
+// and why. errors.Is and errors.As see through it to the cause, and through
+// a *url.Error that wraps it.
+type Error struct {
+	// Op is the operation: "new", "allowed", "check", "crawl-delay",
+	// "sitemaps", "invalidate", or "round-trip".
+	Op string
+	// URL is the URL the operation was asked about, empty for "new".
+	URL string
+	// Err is the cause.
+	Err error
+}
+
+// Error returns "robots: op "url": cause".
+func (e *Error) Error() string {
+	s := "robots: " + e.Op
+	if e.URL != "" {
+		u := e.URL
+		if len(u) > 200 {
+			u = u[:200] + "…"
+		}
+		s += " " + strconv.Quote(u)
+	}
+	return s + ": " + e.Err.Error()
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }

@@ -1,0 +1,21 @@
+// Package bypass marks the requests a robots.Client makes for robots.txt
+// itself, so that a robots-checking RoundTripper (package client) lets them
+// through even when the client's own HTTPClient is wrapped by it, or when a
+// robots.txt redirects somewhere else: checking them would wait on the very
+// fetch that makes them.
+package bypass
+
+import "context"
+
+type key struct{}
+
+// With returns ctx marked as a robots.txt fetch.
+func With(ctx context.Context) context.Context {
+	return context.WithValue(ctx, key{}, true)
+}
+
+// Is reports whether ctx is marked as a robots.txt fetch.
+func Is(ctx context.Context) bool {
+	v, _ := ctx.Value(key{}).(bool)
+	return v
+}
