@@ -2,13 +2,24 @@
 // I fetch this URL? It follows RFC 9309 (the Robots Exclusion Protocol) and,
 // where the RFC is silent or permissive, Google's published interpretation.
 //
-// For bytes already in hand, AllowedBy parses, selects the crawler's groups
-// and matches in one call. For repeated questions, parse once with package
-// parser, compile once with package matcher, and ask the compiled Matcher:
+// A Client is what a crawler uses: it fetches each authority's /robots.txt
+// with real HTTP semantics (redirects, status codes, Cache-Control, a body
+// cap), caches what it says, and answers from the cache in well under a
+// microsecond, without allocating:
 //
-//	r := parser.Parse(body)
-//	m := matcher.Compile(r, "ExampleBot")
-//	ok := m.Allowed("/some/page?q=1")
+//	rc, err := robots.New(robots.Options{UserAgent: "ExampleBot/1.0 (+https://example.com/bot)"})
+//	ok, err := rc.Allowed(ctx, "https://example.com/some/page?q=1")
+//	d, err := rc.Check(ctx, rawURL) // the same, explained
+//
+// Package client wraps an http.Client so that every request obeys
+// robots.txt. For bytes already in hand, AllowedBy parses, selects the
+// crawler's groups and matches in one call; for many questions of one file,
+// parse once with package parser, compile once with package matcher, and ask
+// the compiled Matcher.
+//
+// Non-goals: rate limiting (CrawlDelay reports the file's Crawl-delay, the
+// crawler decides), robots meta tags and X-Robots-Tag (they govern indexing,
+// not fetching), and protocols other than HTTP and HTTPS.
 package robots
 
 import (
