@@ -18,7 +18,7 @@ import (
 var allowedImports = map[string][]string{
 	"internal/urlpath":    nil,
 	"internal/bypass":     nil,
-	"internal/authority":  {"golang.org/x/net/"},
+	"internal/authority":  {"internal/urlpath", "golang.org/x/net/"},
 	"internal/sharedtest": nil,
 	"internal/benchdata":  {"internal/sharedtest"},
 	"parser":              nil,

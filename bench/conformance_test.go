@@ -1,10 +1,6 @@
 package bench
 
 import (
-	"encoding/base64"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/jimsmart/grobotstxt"
@@ -22,19 +18,7 @@ import (
 // when present, else want; see ../../shared/conformance/README.md), and
 // requires ours to get every one.
 func TestConformanceComparison(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(sharedtest.Dir(t, "conformance"), "cases.json"))
-	require.NoError(t, err)
-	var cases []struct {
-		ID        string  `json:"id"`
-		Robots    *string `json:"robots"`
-		RobotsB64 *string `json:"robots_b64"`
-		Agent     string  `json:"agent"`
-		URL       string  `json:"url"`
-		Want      bool    `json:"want"`
-		RFCWant   *bool   `json:"rfc_want"`
-	}
-	require.NoError(t, json.Unmarshal(data, &cases))
-
+	cases := sharedtest.Cases(t)
 	libs := []struct {
 		name    string
 		allowed func(body []byte, agent, url string) bool
@@ -54,18 +38,9 @@ func TestConformanceComparison(t *testing.T) {
 	for _, lib := range libs {
 		passed := 0
 		for _, c := range cases {
-			var body []byte
-			if c.RobotsB64 != nil {
-				body, err = base64.StdEncoding.DecodeString(*c.RobotsB64)
-				require.NoError(t, err)
-			} else {
-				body = []byte(*c.Robots)
-			}
-			want := c.Want
-			if c.RFCWant != nil {
-				want = *c.RFCWant
-			}
-			if lib.allowed(body, c.Agent, c.URL) == want {
+			body, err := c.Body()
+			require.NoError(t, err)
+			if lib.allowed(body, c.Agent, c.URL) == c.Expected() {
 				passed++
 			}
 		}

@@ -430,7 +430,7 @@ func TestHostileMatching(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			body := tt.body()
 			var got bool
-			within(t, 10*time.Second, func() {
+			sharedtest.Within(t, 10*time.Second, func() {
 				m := compile(body, "bot")
 				for i := 0; i < 10; i++ {
 					got = m.Allowed(tt.path)
@@ -438,22 +438,6 @@ func TestHostileMatching(t *testing.T) {
 			})
 			assert.Equal(t, tt.allow, got)
 		})
-	}
-}
-
-// within runs fn and fails t if it has not returned after d: a guard against
-// hangs and blow-ups, not a speed measurement (benchmarks do that).
-func within(t *testing.T, d time.Duration, fn func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		fn()
-	}()
-	select {
-	case <-done:
-	case <-time.After(d):
-		t.Fatalf("did not finish within %v", d)
 	}
 }
 

@@ -14,22 +14,6 @@ import (
 	"github.com/crawlkit/robots/internal/sharedtest"
 )
 
-// within runs fn and fails t if it has not returned after d: a guard against
-// hangs and blow-ups, not a speed measurement (benchmarks do that).
-func within(t *testing.T, d time.Duration, fn func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		fn()
-	}()
-	select {
-	case <-done:
-	case <-time.After(d):
-		t.Fatalf("did not finish within %v", d)
-	}
-}
-
 // memory returns the bytes fn allocates on the heap in all, and the bytes
 // still held after it returns (what it built and keeps).
 func memory(fn func()) (total, retained uint64) {
@@ -115,7 +99,7 @@ func TestHostileInput(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			body := tt.body()
 			var r *Robots
-			within(t, 20*time.Second, func() {
+			sharedtest.Within(t, 20*time.Second, func() {
 				total, retained := memory(func() { r = Parse(body) })
 				// Parse keeps one copy of the body and structures that
 				// grow with the number of lines: linear, nothing more. The

@@ -23,7 +23,11 @@
 // a browser would (see Parse for what is rejected).
 package authority
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/crawlkit/robots/internal/urlpath"
+)
 
 // MaxURLLength is the longest URL, in bytes, that Parse accepts. 8 KiB is
 // four times the 2,083-byte limit that Google's robots.txt parser assumes for
@@ -252,16 +256,14 @@ func pathQuery(s string) (string, error) {
 		c := s[i]
 		if octets[c] == escape {
 			b.WriteByte('%')
-			b.WriteByte(upperHex[c>>4])
-			b.WriteByte(upperHex[c&15])
+			b.WriteByte(urlpath.UpperHex[c>>4])
+			b.WriteByte(urlpath.UpperHex[c&15])
 			continue
 		}
 		b.WriteByte(c)
 	}
 	return b.String(), nil
 }
-
-const upperHex = "0123456789ABCDEF"
 
 // What an octet of a URL's path or query needs.
 const (

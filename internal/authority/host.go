@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/idna"
+
+	"github.com/crawlkit/robots/internal/urlpath"
 )
 
 // profile converts non-ASCII hosts. It is IDNA's lookup profile (UTS #46
@@ -213,8 +215,8 @@ func unescapeHost(h string) (string, error) {
 		if i+2 >= len(h) {
 			return "", errHostEscape
 		}
-		hi, ok1 := unhex(h[i+1])
-		lo, ok2 := unhex(h[i+2])
+		hi, ok1 := urlpath.Unhex(h[i+1])
+		lo, ok2 := urlpath.Unhex(h[i+2])
 		if !ok1 || !ok2 || hi < 8 {
 			return "", errHostEscape
 		}
@@ -222,16 +224,4 @@ func unescapeHost(h string) (string, error) {
 		i += 2
 	}
 	return string(b), nil
-}
-
-func unhex(c byte) (byte, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0', true
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
 }

@@ -4,10 +4,14 @@
 package sharedtest
 
 import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 )
 
 // Dir returns the directory ../shared/<sub> next to the module root, or the
@@ -76,4 +80,78 @@ func CorpusSample(step int) [][]byte {
 		}
 	}
 	return out
+}
+
+// Within runs fn and fails t if it has not returned after d: a guard against
+// hangs and blow-ups in tests of hostile input, not a speed measurement
+// (benchmarks do that).
+func Within(t testing.TB, d time.Duration, fn func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fn()
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("did not finish within %v", d)
+	}
+}
+
+// Case is one vector of ../shared/conformance/cases.json: a check of
+// Google's robots_test.cc, of google/robotstxt-spec-test, or of an RFC 9309
+// example (see the README beside it).
+type Case struct {
+	ID        string   `json:"id"`
+	Source    string   `json:"source"`
+	Group     string   `json:"group"`
+	Kind      string   `json:"kind"`
+	Robots    *string  `json:"robots"`
+	RobotsB64 *string  `json:"robots_b64"`
+	Agent     string   `json:"agent"`
+	URL       string   `json:"url"`
+	Want      bool     `json:"want"`
+	RFCWant   *bool    `json:"rfc_want"`
+	Flags     []string `json:"flags"`
+	Note      string   `json:"note"`
+}
+
+// Body returns the case's robots.txt body, decoded from base64 when the
+// vector holds it that way (bodies that are not valid UTF-8).
+func (c Case) Body() ([]byte, error) {
+	if c.RobotsB64 != nil {
+		return base64.StdEncoding.DecodeString(*c.RobotsB64)
+	}
+	if c.Robots == nil {
+		return nil, fmt.Errorf("case %s has neither robots nor robots_b64", c.ID)
+	}
+	return []byte(*c.Robots), nil
+}
+
+// Expected is the project's answer: RFC 9309 where it and Google disagree
+// (DESIGN.md), so rfc_want when present, else want.
+func (c Case) Expected() bool {
+	if c.RFCWant != nil {
+		return *c.RFCWant
+	}
+	return c.Want
+}
+
+// Cases returns every conformance vector, with its body decoded; it skips t
+// when the vectors are absent.
+func Cases(t testing.TB) []Case {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(Dir(t, "conformance"), "cases.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []Case
+	if err := json.Unmarshal(data, &cases); err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) == 0 {
+		t.Fatal("no conformance vectors in cases.json")
+	}
+	return cases
 }

@@ -50,7 +50,8 @@ func unreserved(c byte) bool {
 		c == '-' || c == '.' || c == '_' || c == '~'
 }
 
-func unhex(c byte) (byte, bool) {
+// Unhex returns the value of the hexadecimal digit c, either case.
+func Unhex(c byte) (byte, bool) {
 	switch {
 	case '0' <= c && c <= '9':
 		return c - '0', true
@@ -62,10 +63,12 @@ func unhex(c byte) (byte, bool) {
 	return 0, false
 }
 
-const upperHex = "0123456789ABCDEF"
+// UpperHex are the hexadecimal digits of a canonical escape (RFC 3986
+// §2.1: upper case).
+const UpperHex = "0123456789ABCDEF"
 
 func appendEscape(dst []byte, c byte) []byte {
-	return append(dst, '%', upperHex[c>>4], upperHex[c&15])
+	return append(dst, '%', UpperHex[c>>4], UpperHex[c&15])
 }
 
 // escapeAt reports what the octets at s[i:] (s[i] == '%') stand for: the
@@ -74,8 +77,8 @@ func escapeAt(s string, i int) (byte, bool) {
 	if i+2 >= len(s) {
 		return 0, false
 	}
-	hi, ok1 := unhex(s[i+1])
-	lo, ok2 := unhex(s[i+2])
+	hi, ok1 := Unhex(s[i+1])
+	lo, ok2 := Unhex(s[i+2])
 	return hi<<4 | lo, ok1 && ok2
 }
 
