@@ -100,10 +100,14 @@ const (
 // failed ("GET", "redirect" or "read body"), the URL it failed on and the
 // underlying cause.
 type Error struct {
+	// Class is the kind of failure.
 	Class Class
-	Op    string
-	URL   string
-	Err   error
+	// Op is the operation that failed: "GET", "redirect" or "read body".
+	Op string
+	// URL is the URL the operation was on.
+	URL string
+	// Err is the underlying cause.
+	Err error
 }
 
 // Error returns a message such as

@@ -115,8 +115,11 @@ const (
 
 // Outcome is what a fetch means.
 type Outcome struct {
+	// Verdict is what the crawler is to do.
 	Verdict Verdict
-	Class   Class
+	// Class is the row of the DESIGN table the fetch fell in: what the
+	// cache layer needs to know beyond the verdict.
+	Class Class
 
 	// Reason explains the outcome in a few words, for people: the status
 	// or failure and what it means, such as "503 Service Unavailable:
