@@ -3,6 +3,7 @@ package matcher_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -31,24 +32,14 @@ func runChecks(t *testing.T, m *matcher.Matcher, checks []check) {
 	}
 }
 
-const rfc9309Example = `User-Agent: *
-Disallow: *.gif$
-Disallow: /example/
-Allow: /publications/
-
-User-Agent: foobot
-Disallow:/
-Allow:/example/page.html
-Allow:/example/allowed.gif
-
-User-Agent: barbot
-User-Agent: bazbot
-Disallow: /example/page.html
-
-User-Agent: quxbot
-
-EOF
-`
+// rfc9309Example is the robots.txt of RFC 9309 §5.1, as the README uses it.
+var rfc9309Example = func() string {
+	b, err := os.ReadFile("../testdata/rfc9309-example.txt")
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
 
 // RFC 9309 §5.1.
 func TestRFC9309SimpleExample(t *testing.T) {

@@ -45,19 +45,23 @@ func dump(r *Robots) string {
 	return b.String()
 }
 
-// TestGolden parses each testdata/*.txt and compares the result with the
-// .golden file beside it; "go test ./parser -run TestGolden -update"
+// TestGolden parses each testdata/*.txt, of this package and of the module
+// (the files the README uses), and compares the result with the .golden file
+// of the same name in testdata; "go test ./parser -run TestGolden -update"
 // rewrites them (the flag must follow the package).
 func TestGolden(t *testing.T) {
-	files, err := filepath.Glob("testdata/*.txt")
+	own, err := filepath.Glob("testdata/*.txt")
 	require.NoError(t, err)
+	module, err := filepath.Glob("../testdata/*.txt")
+	require.NoError(t, err)
+	files := append(own, module...)
 	require.NotEmpty(t, files)
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			body, err := os.ReadFile(f)
 			require.NoError(t, err)
 			got := dump(Parse(body))
-			golden := strings.TrimSuffix(f, ".txt") + ".golden"
+			golden := filepath.Join("testdata", strings.TrimSuffix(filepath.Base(f), ".txt")+".golden")
 			if *update {
 				require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
 			}

@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -416,20 +417,11 @@ func TestRuleString(t *testing.T) {
 	assert.Equal(t, "Disallow: ", Rule{}.String())
 }
 
-const rfc9309Example = `User-Agent: *
-Disallow: *.gif$
-Disallow: /example/
-Allow: /publications/
-
-User-Agent: foobot
-Disallow:/
-Allow:/example/page.html
-Allow:/example/allowed.gif
-
-User-Agent: barbot
-User-Agent: bazbot
-Disallow: /example/page.html
-
-User-Agent: quxbot
-
-`
+// rfc9309Example is the robots.txt of RFC 9309 §5.1, as the README uses it.
+var rfc9309Example = func() string {
+	b, err := os.ReadFile("../testdata/rfc9309-example.txt")
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()

@@ -1,0 +1,349 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/crawlkit/robots"
+	"github.com/crawlkit/robots/matcher"
+	"github.com/crawlkit/robots/parser"
+)
+
+const checkUsage = `Usage: robots check [flags] URL...
+
+Decides for each URL whether robots.txt allows the crawler to fetch it, and
+prints one line per URL, in input order:
+
+  ALLOWED     https://example.com/example/page.html  line 8: Allow: /example/page.html
+
+the verdict (ALLOWED, DISALLOWED, or ERROR for a URL that cannot be decided),
+the URL, and why: the rule that decided and its line, or what stood in for
+rules ("no rule matched", "404 Not Found: unavailable", ...).
+
+With -file the rules come from a local robots.txt and no network is used;
+URLs may then also be bare paths ("/a?b=c"). Without it, each site's
+robots.txt is fetched once, as a crawler using the library would, and the
+decisions follow RFC 9309 for redirects, status codes and caching.
+
+With no URL arguments, URLs are read from standard input, one per line; blank
+lines are skipped. Flags come before the URLs.
+
+Exit status: 0 when every URL is allowed, 1 when some URL is disallowed, 2 on
+an error: bad flags, an unreadable file, or an invalid URL (reported as an
+ERROR line; the other URLs are still decided).
+`
+
+// defaultAgent is the product token used without -agent: no real robots.txt
+// names it, so a file's "*" groups apply.
+const defaultAgent = "robots-cli"
+
+func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlags("check", checkUsage, stdout, stderr)
+	agent := fs.String("agent", defaultAgent, "the crawler's product token (letters, '_' and '-'); the groups naming it apply, else the \"*\" groups")
+	file := fs.String("file", "", "decide against this local robots.txt instead of fetching each site's")
+	asJSON := fs.Bool("json", false, "print one JSON object per URL (JSON Lines) instead of text")
+	ua := fs.String("ua", "", "the User-Agent header of robots.txt requests (default \"robots-cli/1.0 (+https://github.com/crawlkit/robots)\" with the -agent token)")
+	timeout := fs.Duration("timeout", 30*time.Second, "the deadline of one robots.txt fetch, redirects included")
+	if code, ok := parseFlags(fs, args, stdout); !ok {
+		return code
+	}
+	if !parser.IsValidToken(*agent) {
+		errorf(stderr, "check", "-agent %q is not a product token: letters, '_' and '-' only (RFC 9309 §2.2.1)", *agent)
+		return exitError
+	}
+	out := bufio.NewWriterSize(stdout, 64<<10)
+	defer out.Flush()
+	c := &checker{agent: *agent, json: *asJSON, out: out}
+	if *file != "" {
+		body, err := os.ReadFile(*file)
+		if err != nil {
+			errorf(stderr, "check", "%v", err)
+			return exitError
+		}
+		c.m = matcher.Compile(parser.Parse(body), *agent)
+	} else {
+		if *ua == "" {
+			*ua = *agent + "/1.0 (+https://github.com/crawlkit/robots)"
+		}
+		rc, err := robots.New(robots.Options{UserAgent: *ua, Agents: []string{*agent}, FetchTimeout: *timeout})
+		if err != nil {
+			errorf(stderr, "check", "%v", err)
+			return exitError
+		}
+		c.rc = rc
+	}
+
+	if fs.NArg() > 0 {
+		for _, u := range fs.Args() {
+			c.check(u)
+		}
+	} else if err := eachLine(stdin, c.checkLine); err != nil {
+		out.Flush()
+		errorf(stderr, "check", "reading standard input: %v", err)
+		return exitError
+	}
+	switch {
+	case c.errors > 0:
+		return exitError
+	case c.disallowed > 0:
+		return exitFinding
+	}
+	return exitOK
+}
+
+// maxLine bounds a line of standard input; a longer one is an ERROR line.
+const maxLine = 64 << 10
+
+// eachLine calls fn with every non-blank line of r, without its line ending
+// and surrounding white space. For a line longer than maxLine, fn gets its
+// first bytes and tooLong set, so that it is reported in its place.
+func eachLine(r io.Reader, fn func(line string, tooLong bool)) error {
+	br := bufio.NewReaderSize(r, maxLine)
+	for {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// Skip the rest of the line; report it by its start.
+			fn(string(line[:64]), true)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = br.ReadSlice('\n')
+			}
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if s := string(bytes.TrimSpace(line)); s != "" {
+			fn(s, false)
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// checker decides URLs and writes one line for each.
+type checker struct {
+	agent string
+	m     *matcher.Matcher // with -file
+	rc    *robots.Client   // without
+	json  bool
+	out   *bufio.Writer
+	line  []byte // reused output buffer
+
+	disallowed, errors int
+}
+
+// checkLine decides a line of standard input.
+func (c *checker) checkLine(line string, tooLong bool) {
+	if tooLong {
+		c.fail(line+"…", fmt.Sprintf("line longer than %d bytes", maxLine))
+		return
+	}
+	c.check(line)
+}
+
+// check decides rawURL and writes its line.
+func (c *checker) check(rawURL string) {
+	if c.m != nil {
+		pq, err := wirePath(rawURL)
+		if err != nil {
+			c.fail(rawURL, err.Error())
+			return
+		}
+		c.fileResult(rawURL, c.m.Match(pq))
+		return
+	}
+	d, err := c.rc.Check(context.Background(), rawURL)
+	if err != nil {
+		c.fail(rawURL, err.Error())
+		return
+	}
+	c.decision(rawURL, d)
+}
+
+// wirePath returns the path and query of rawURL as sent on the wire: rawURL
+// is an absolute http(s) URL or a path starting with '/'.
+func wirePath(rawURL string) (string, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return "", fmt.Errorf("invalid URL: %v", errors.Unwrap(err))
+	}
+	if !strings.HasPrefix(rawURL, "/") {
+		switch {
+		case u.Scheme != "http" && u.Scheme != "https":
+			return "", errors.New("invalid URL: neither an http(s) URL nor a path starting with /")
+		case u.Host == "":
+			return "", errors.New("invalid URL: no host")
+		}
+	}
+	p := u.EscapedPath()
+	if p == "" {
+		p = "/"
+	}
+	if u.RawQuery != "" || u.ForceQuery {
+		p += "?" + u.RawQuery
+	}
+	return p, nil
+}
+
+// jsonLine is the JSON form of one URL's decision.
+type jsonLine struct {
+	URL     string    `json:"url"`
+	Allowed *bool     `json:"allowed,omitempty"` // absent on error
+	Reason  string    `json:"reason,omitempty"`
+	Rule    *jsonRule `json:"rule,omitempty"`
+	Error   string    `json:"error,omitempty"`
+
+	// Without -file: the robots.txt fetch behind the decision.
+	Stale            bool       `json:"stale,omitempty"`
+	RobotsURL        string     `json:"robots_url,omitempty"`
+	FinalURL         string     `json:"final_url,omitempty"`
+	Redirects        []jsonHop  `json:"redirects,omitempty"`
+	Status           int        `json:"status,omitempty"`
+	Outcome          string     `json:"outcome,omitempty"`
+	FetchedAt        *time.Time `json:"fetched_at,omitempty"`
+	FreshUntil       *time.Time `json:"fresh_until,omitempty"`
+	UnreachableSince *time.Time `json:"unreachable_since,omitempty"`
+}
+
+type jsonRule struct {
+	Allow   bool   `json:"allow"`
+	Pattern string `json:"pattern"`
+	Line    int    `json:"line"`
+}
+
+type jsonHop struct {
+	URL      string `json:"url"`
+	Status   int    `json:"status"`
+	Location string `json:"location"`
+}
+
+func ruleJSON(r parser.Rule) *jsonRule {
+	return &jsonRule{Allow: r.Allow, Pattern: r.Pattern, Line: r.Line}
+}
+
+func timeJSON(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	t = t.UTC()
+	return &t
+}
+
+func (c *checker) fail(rawURL, msg string) {
+	c.errors++
+	if c.json {
+		c.writeJSON(jsonLine{URL: rawURL, Error: msg})
+		return
+	}
+	c.writeText("ERROR", rawURL, msg)
+}
+
+func (c *checker) fileResult(rawURL string, res matcher.Result) {
+	if !res.Allowed {
+		c.disallowed++
+	}
+	if c.json {
+		l := jsonLine{URL: rawURL, Allowed: &res.Allowed, Reason: res.Reason.String()}
+		if res.Reason == matcher.RuleMatched {
+			l.Rule = ruleJSON(res.Rule)
+		}
+		c.writeJSON(l)
+		return
+	}
+	why := res.Reason.String()
+	switch res.Reason {
+	case matcher.RuleMatched:
+		why = ruleText(res.Rule)
+	case matcher.NoGroup:
+		why = "no group for " + c.agent + " and no * group"
+	}
+	c.writeText(verdict(res.Allowed), rawURL, why)
+}
+
+func (c *checker) decision(rawURL string, d robots.Decision) {
+	if !d.Allowed {
+		c.disallowed++
+	}
+	if c.json {
+		l := jsonLine{URL: rawURL, Allowed: &d.Allowed, Reason: d.Reason.String(), Stale: d.Stale,
+			RobotsURL: d.RobotsURL, FinalURL: d.FinalURL, Status: d.StatusCode, Outcome: d.Outcome,
+			FetchedAt: timeJSON(d.FetchedAt), FreshUntil: timeJSON(d.FreshUntil), UnreachableSince: timeJSON(d.UnreachableSince)}
+		if d.Reason == robots.RuleMatched {
+			l.Rule = ruleJSON(d.Rule)
+		}
+		for _, h := range d.Redirects {
+			l.Redirects = append(l.Redirects, jsonHop{URL: h.URL, Status: h.StatusCode, Location: h.Location})
+		}
+		c.writeJSON(l)
+		return
+	}
+	var why string
+	switch d.Reason {
+	case robots.RuleMatched:
+		why = ruleText(d.Rule)
+	case robots.NoRuleMatched, robots.RobotsTxt:
+		why = d.Reason.String()
+	case robots.NoGroup:
+		why = "no group for " + c.agent + " and no * group"
+	case robots.Unreachable, robots.UnreachableTooLong:
+		why = d.Reason.String() + " (" + d.Outcome + ", since " + d.UnreachableSince.UTC().Format(time.RFC3339) + ")"
+	default:
+		why = d.Reason.String() + " (" + d.Outcome + ")"
+	}
+	if d.Stale {
+		why += " [stale copy of " + d.FetchedAt.UTC().Format(time.RFC3339) + ": robots.txt unreachable since " +
+			d.UnreachableSince.UTC().Format(time.RFC3339) + "]"
+	}
+	c.writeText(verdict(d.Allowed), rawURL, why)
+}
+
+func verdict(allowed bool) string {
+	if allowed {
+		return "ALLOWED"
+	}
+	return "DISALLOWED"
+}
+
+func ruleText(r parser.Rule) string {
+	return "line " + strconv.Itoa(r.Line) + ": " + r.String()
+}
+
+// writeText writes "VERDICT     url  why", the verdict padded so that URLs
+// line up.
+func (c *checker) writeText(v, rawURL, why string) {
+	b := append(c.line[:0], v...)
+	for n := len(v); n < len("DISALLOWED")+2; n++ {
+		b = append(b, ' ')
+	}
+	b = append(b, rawURL...)
+	b = append(b, "  "...)
+	b = append(b, why...)
+	b = append(b, '\n')
+	c.out.Write(b)
+	c.line = b
+}
+
+func (c *checker) writeJSON(l jsonLine) {
+	b, err := json.Marshal(l)
+	if err != nil { // only strings, bools, ints and times: cannot happen
+		b = []byte(`{"error":` + strconv.Quote(err.Error()) + `}`)
+	}
+	c.out.Write(append(b, '\n'))
+}

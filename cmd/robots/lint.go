@@ -1,0 +1,253 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/crawlkit/robots/fetch"
+	"github.com/crawlkit/robots/matcher"
+	"github.com/crawlkit/robots/parser"
+	"github.com/crawlkit/robots/status"
+)
+
+const lintUsage = `Usage: robots lint [flags] PATH|URL
+
+Finds the problems in a robots.txt, for the people who write one: each line
+that crawlers read only leniently or not at all (misspelled keys, missing
+colons, rules before any User-agent, unknown keys, bad values, bytes that are
+not UTF-8, ...), rules that can never win because another rule always beats
+them, patterns that cannot match (not starting with / or *, or holding white
+space), records crawlers do not support (Noindex), a file longer than the
+500 KiB crawlers read, and HTML served as robots.txt. One line each:
+
+  robots.txt:5: misspelling: "Dissallow" accepted as disallow — ...
+
+the file and line, the kind, what is wrong, and what crawlers do about it.
+
+PATH is a local file; a URL (http or https) is fetched: the robots.txt of its
+site, or the URL itself when its path is /robots.txt.
+
+Exit status: 0 when there is nothing to report, 1 when there is, 2 on bad
+flags, an unreadable file or an invalid URL.
+`
+
+// maxBytes is the least every crawler reads of robots.txt (RFC 9309 §2.5);
+// Google reads no more.
+const maxBytes = fetch.DefaultMaxBytes
+
+func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlags("lint", lintUsage, stdout, stderr)
+	ua := fs.String("ua", defaultAgent+"/1.0 (+https://github.com/crawlkit/robots)", "the User-Agent header when fetching a URL")
+	timeout := fs.Duration("timeout", 30*time.Second, "the deadline of the fetch of a URL")
+	if code, ok := parseFlags(fs, args, stdout); !ok {
+		return code
+	}
+	if fs.NArg() != 1 {
+		errorf(stderr, "lint", "want exactly one file or URL, got %d (see robots lint -h)", fs.NArg())
+		return exitError
+	}
+	arg := fs.Arg(0)
+	var body []byte
+	var findings []finding
+	name := filepath.Base(arg)
+	if strings.HasPrefix(arg, "http://") || strings.HasPrefix(arg, "https://") {
+		robotsURL, err := robotsURLOf(arg, true)
+		if err != nil {
+			errorf(stderr, "lint", "%v", err)
+			return exitError
+		}
+		res, err := fetchRobots(robotsURL, *ua, *timeout)
+		if err != nil {
+			errorf(stderr, "lint", "%v", err)
+			return exitError
+		}
+		name = robotsURL
+		if f, ok := fetchFinding(res); ok {
+			findings = append(findings, f)
+		}
+		body = res.Body
+		if res.Truncated {
+			findings = append(findings, finding{kind: "too-large", msg: fmt.Sprintf("longer than %d bytes", maxBytes),
+				why: "crawlers read only the first 500 KiB (RFC 9309 §2.5) and ignore the rest"})
+		}
+		if ct := res.Header.Get("Content-Type"); strings.HasPrefix(strings.ToLower(ct), "text/html") {
+			findings = append(findings, finding{kind: "html", msg: "served as " + ct,
+				why: "an HTML page holds no rules; serve a text/plain file"})
+		}
+	} else {
+		var err error
+		if body, err = os.ReadFile(arg); err != nil {
+			errorf(stderr, "lint", "%v", err)
+			return exitError
+		}
+		if len(body) > maxBytes {
+			findings = append(findings, finding{line: lineAt(body, maxBytes), kind: "too-large",
+				msg: fmt.Sprintf("the file is %d bytes; the first %d end on this line", len(body), maxBytes),
+				why: "crawlers read only the first 500 KiB (RFC 9309 §2.5) and ignore the rest"})
+		}
+	}
+	findings = append(findings, lint(body)...)
+	slices.SortStableFunc(findings, func(a, b finding) int { return a.line - b.line })
+	for _, f := range findings {
+		fmt.Fprintln(stdout, f.format(name))
+	}
+	if len(findings) > 0 {
+		fmt.Fprintf(stdout, "%s: %d problems\n", name, len(findings))
+		return exitFinding
+	}
+	return exitOK
+}
+
+// finding is one problem of a robots.txt.
+type finding struct {
+	line int    // 1-based; 0 for the file as a whole
+	kind string // a short hyphenated name
+	msg  string // what is wrong
+	why  string // what crawlers do about it, for the file's owner
+}
+
+func (f finding) format(name string) string {
+	loc := name
+	if f.line > 0 {
+		loc += ":" + strconv.Itoa(f.line)
+	}
+	s := loc + ": " + f.kind + ": " + f.msg
+	if f.why != "" {
+		s += " — " + f.why
+	}
+	return s
+}
+
+// fetchFinding reports a fetch that did not yield a file, if it did not.
+func fetchFinding(res *fetch.Result) (finding, bool) {
+	out := status.Classify(res, res.End)
+	switch {
+	case out.Unreachable():
+		return finding{kind: "unreachable", msg: out.Reason,
+			why: "while robots.txt is unreachable, crawlers fetch nothing from the site (RFC 9309 §2.3.1.4)"}, true
+	case out.Verdict == status.AllowAll && out.Class != status.Empty:
+		return finding{kind: "unavailable", msg: out.Reason,
+			why: "without a robots.txt, crawlers may fetch everything (RFC 9309 §2.3.1.3)"}, true
+	}
+	return finding{}, false
+}
+
+// explanations say, for each kind of parser warning, what crawlers do.
+var explanations = map[parser.WarningKind]string{
+	parser.MissingColon:  `Google accepts it; other crawlers may skip the line: write "Key: value"`,
+	parser.Misspelling:   "Google accepts this spelling; other crawlers may skip the line: write the standard key",
+	parser.UnknownKey:    "crawlers ignore records they do not know",
+	parser.OutsideGroup:  "crawlers ignore rules before the first User-agent line (RFC 9309 §2.2.2)",
+	parser.LineTooLong:   "Google reads only the first 16,663 bytes of a line",
+	parser.InvalidUTF8:   "robots.txt must be UTF-8 (RFC 9309 §2.3); patterns with other bytes may not match what you meant",
+	parser.NULByte:       "crawlers read a line only up to a NUL byte",
+	parser.BOMNotAtStart: "a byte order mark is skipped only at the very start of the file; here it spoils the key",
+	parser.Unparsable:    `crawlers skip lines that are not "key: value"`,
+	parser.InvalidValue:  "crawlers ignore the value",
+}
+
+// unsupported are records site owners write that crawlers do not obey.
+var unsupported = map[string]string{
+	"noindex":   "Google stopped reading Noindex in robots.txt in 2019: use a robots meta tag or X-Robots-Tag header",
+	"nofollow":  "not a robots.txt rule: use a robots meta tag or X-Robots-Tag header",
+	"noarchive": "not a robots.txt rule: use a robots meta tag or X-Robots-Tag header",
+}
+
+// lint returns the problems of a robots.txt body.
+func lint(body []byte) []finding {
+	r := parser.Parse(body)
+	var fs []finding
+	for _, w := range r.Warnings {
+		fs = append(fs, finding{line: w.Line, kind: w.Kind.String(), msg: w.Message, why: explanations[w.Kind]})
+	}
+	for _, o := range r.Other {
+		if why, ok := unsupported[strings.ToLower(o.Key)]; ok {
+			fs = append(fs, finding{line: o.Line, kind: "unsupported", msg: o.Key + " is not part of robots.txt", why: why})
+		}
+	}
+	for _, g := range r.Groups {
+		for _, rl := range g.Rules {
+			switch {
+			case rl.Pattern == "":
+			case rl.Pattern[0] != '/' && rl.Pattern[0] != '*':
+				fs = append(fs, finding{line: rl.Line, kind: "never-matches", msg: strconv.Quote(rl.Pattern) + " starts with neither / nor *",
+					why: "paths start with /, so this rule matches nothing"})
+			case strings.ContainsAny(rl.Pattern, " \t"):
+				fs = append(fs, finding{line: rl.Line, kind: "never-matches", msg: strconv.Quote(rl.Pattern) + " holds white space",
+					why: "one rule takes one pattern: write one line per path"})
+			}
+		}
+		fs = append(fs, shadowed(g)...)
+	}
+	if isHTML(body) {
+		fs = append(fs, finding{kind: "html", msg: "the file is an HTML page",
+			why: "an HTML page holds no rules; serve a text/plain robots.txt"})
+	}
+	return fs
+}
+
+// shadowed returns the rules of g that can never decide: on every path a
+// rule matches, another rule of the group wins (a longer one, or an equal
+// Allow, or an equal earlier one). It considers rules without an inner '*';
+// it never reports a rule that can win, as groups merged with g for some
+// crawler only add rules that might beat it.
+func shadowed(g parser.Group) []finding {
+	only := &parser.Robots{Groups: []parser.Group{{Agents: []parser.Agent{{Value: "lint"}}, Rules: g.Rules}}}
+	m := matcher.Compile(only, "lint")
+	var fs []finding
+	for _, a := range g.Rules {
+		lit, anchored := strings.CutSuffix(a.Pattern, "$")
+		if lit == "" || lit[0] != '/' || strings.Contains(lit, "*") || strings.ContainsAny(lit, " \t") {
+			continue
+		}
+		// a matches the path lit; on it, the winner is the best rule there is.
+		w := m.Match(lit).Rule
+		if w.Line == a.Line {
+			continue // a wins on lit
+		}
+		// An anchored a matches lit alone. A plain a also matches every path
+		// starting with lit; w matches them all too unless w is anchored (or
+		// may be, through Google's index.html rule).
+		if !anchored && (strings.HasSuffix(w.Pattern, "$") || w.Allow && strings.Contains(lastSegment(w.Pattern), "index.htm")) {
+			continue
+		}
+		why := "a longer rule matches every path this one matches"
+		switch {
+		case w.Pattern == a.Pattern && w.Allow == a.Allow:
+			why = "the same rule stands earlier"
+		case w.Pattern == a.Pattern:
+			why = "of an Allow and a Disallow of equal length, the Allow wins (RFC 9309 §2.2.2)"
+		}
+		fs = append(fs, finding{line: a.Line, kind: "never-wins",
+			msg: a.String() + " is always beaten by line " + strconv.Itoa(w.Line) + " (" + w.String() + ")", why: why})
+	}
+	return fs
+}
+
+func lastSegment(p string) string {
+	return p[strings.LastIndexByte(p, '/')+1:]
+}
+
+// isHTML reports whether body looks like an HTML page: a doctype, html, head
+// or body tag near its start.
+func isHTML(body []byte) bool {
+	head := bytes.ToLower(body[:min(len(body), 1024)])
+	for _, tag := range []string{"<!doctype html", "<html", "<head", "<body"} {
+		if bytes.Contains(head, []byte(tag)) {
+			return true
+		}
+	}
+	return false
+}
+
+// lineAt returns the number of the line holding byte offset off of body.
+func lineAt(body []byte, off int) int {
+	return bytes.Count(body[:off], []byte{'\n'}) + 1
+}

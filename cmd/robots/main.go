@@ -1,0 +1,132 @@
+// Command robots decides URLs against robots.txt, shows what a site's
+// robots.txt says, and finds the mistakes in one, following RFC 9309 and
+// Google's interpretation as the library github.com/crawlkit/robots does.
+//
+//	robots check [flags] URL...     ALLOWED or DISALLOWED, and why
+//	robots fetch [flags] URL        what the site's robots.txt is and means
+//	robots lint [flags] PATH|URL    the problems in a robots.txt, for site owners
+//
+// It uses the library's public API only, so what it prints is what a crawler
+// using the library decides. Run "robots help" or "robots <command> -h" for
+// the flags and exit statuses of each command.
+//
+// Non-goals: crawling, rate limiting, and editing robots.txt files.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// Exit statuses shared by the commands.
+const (
+	exitOK      = 0
+	exitFinding = 1 // check: some URL disallowed; lint: findings; fetch: unreachable
+	exitError   = 2 // bad usage, unreadable input, invalid URLs
+)
+
+const usage = `robots decides URLs against robots.txt (RFC 9309, as Google reads it).
+
+Usage:
+  robots check [flags] URL...     decide each URL: ALLOWED or DISALLOWED, and why
+  robots fetch [flags] URL        fetch a site's robots.txt and show what it says
+  robots lint [flags] PATH|URL    find the problems in a robots.txt
+  robots help [command]           show this help, or a command's
+
+Examples:
+  robots check -file testdata/rfc9309-example.txt -agent foobot https://example.com/example/page.html
+  robots check -agent ExampleBot https://example.com/private/page https://example.com/
+  cat urls.txt | robots check -file robots.txt -agent ExampleBot -json
+  robots fetch https://example.com/
+  robots lint robots.txt
+
+Run "robots <command> -h" for a command's flags and exit statuses.
+`
+
+// command is one subcommand: its name, its usage text, and what it runs.
+type command struct {
+	name  string
+	usage string
+	run   func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+}
+
+var commands = []command{
+	{"check", checkUsage, runCheck},
+	{"fetch", fetchUsage, runFetch},
+	{"lint", lintUsage, runLint},
+}
+
+// run runs the command line args (without the program name) and returns the
+// exit status.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitError
+	}
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		if len(args) > 1 {
+			for _, c := range commands {
+				if c.name == args[1] {
+					fmt.Fprint(stdout, c.usage)
+					return exitOK
+				}
+			}
+			fmt.Fprintf(stderr, "robots: no command %q\n\n%s", args[1], usage)
+			return exitError
+		}
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			return c.run(args[1:], stdin, stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "robots: no command %q\n\n%s", args[0], usage)
+	return exitError
+}
+
+// newFlags returns a flag set for a command whose -h prints usageText to
+// stdout; parse errors go to stderr.
+func newFlags(name, usageText string, stdout, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usageText)
+		fmt.Fprintln(fs.Output(), "\nFlags:")
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args into fs. ok is false when the command is to stop
+// with status code: after -h (0, usage on stdout) or a bad flag (2, the
+// message and usage on stderr).
+func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) (code int, ok bool) {
+	err := fs.Parse(args)
+	if err == nil {
+		return 0, true
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		out := fs.Output()
+		fs.SetOutput(stdout)
+		fs.Usage()
+		fs.SetOutput(out)
+		return exitOK, false
+	}
+	return exitError, false // flag has printed the error and the usage
+}
+
+// errorf prints a message for the command to stderr, prefixed "robots cmd: ".
+func errorf(stderr io.Writer, cmd, format string, a ...any) {
+	fmt.Fprintf(stderr, "robots %s: %s\n", cmd, strings.TrimSuffix(fmt.Sprintf(format, a...), "\n"))
+}

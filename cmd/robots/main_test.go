@@ -1,0 +1,387 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/crawlkit/robots/parser"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// runCmd runs the command line and returns its exit status and outputs.
+func runCmd(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(args, strings.NewReader(stdin), &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+const rfcExample = "../../testdata/rfc9309-example.txt"
+
+func TestUsage(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		stdout   string
+		stderr   string
+		noStdout bool
+	}{
+		{"no arguments", nil, 2, "", "Usage:", true},
+		{"help", []string{"help"}, 0, "robots check [flags] URL...", "", false},
+		{"-h", []string{"-h"}, 0, "robots lint [flags] PATH|URL", "", false},
+		{"help check", []string{"help", "check"}, 0, "Exit status: 0 when every URL is allowed", "", false},
+		{"help lint", []string{"help", "lint"}, 0, "Exit status: 0 when there is nothing to report", "", false},
+		{"help unknown", []string{"help", "nope"}, 2, "", `no command "nope"`, true},
+		{"unknown command", []string{"crawl"}, 2, "", `no command "crawl"`, true},
+		{"check -h", []string{"check", "-h"}, 0, "-agent string", "", false},
+		{"fetch -h", []string{"fetch", "-h"}, 0, "Exit status: 0 when the site answered", "", false},
+		{"lint -h", []string{"lint", "-h"}, 0, "-timeout duration", "", false},
+		{"bad flag", []string{"check", "-nope"}, 2, "", "flag provided but not defined: -nope", true},
+		{"bad duration", []string{"check", "-timeout", "soon", "https://e.com/"}, 2, "", "invalid value", true},
+		{"invalid agent", []string{"check", "-file", rfcExample, "-agent", "Foo/1.0", "/"}, 2, "", "not a product token", true},
+		{"unreadable file", []string{"check", "-file", "/nonexistent/robots.txt", "/"}, 2, "", "no such file", true},
+		{"fetch without URL", []string{"fetch"}, 2, "", "want exactly one URL", true},
+		{"fetch two URLs", []string{"fetch", "https://a.com/", "https://b.com/"}, 2, "", "want exactly one URL", true},
+		{"fetch invalid URL", []string{"fetch", "example.com"}, 2, "", "not http or https", true},
+		{"fetch ftp", []string{"fetch", "ftp://example.com/"}, 2, "", "not http or https", true},
+		{"lint nothing", []string{"lint"}, 2, "", "want exactly one file or URL", true},
+		{"lint unreadable", []string{"lint", "/nonexistent/robots.txt"}, 2, "", "no such file", true},
+		{"lint invalid URL", []string{"lint", "https://"}, 2, "", "no host", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCmd(t, "", tt.args...)
+			assert.Equal(t, tt.code, code)
+			assert.Contains(t, stdout, tt.stdout)
+			assert.Contains(t, stderr, tt.stderr)
+			if tt.noStdout {
+				assert.Empty(t, stdout)
+			}
+		})
+	}
+}
+
+// The README's quickstart, and the RFC 9309 §5.1 example's verdicts.
+func TestCheckFile(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+	}{
+		{"quickstart", []string{"-agent", "foobot", "https://example.com/example/page.html"}, 0,
+			"ALLOWED     https://example.com/example/page.html  line 8: Allow: /example/page.html\n"},
+		{"disallowed", []string{"-agent", "foobot", "https://example.com/other"}, 1,
+			"DISALLOWED  https://example.com/other  line 7: Disallow: /\n"},
+		{"several, in order", []string{"-agent", "barbot", "/example/page.html", "/example/other.html", "/robots.txt"}, 1,
+			"DISALLOWED  /example/page.html  line 13: Disallow: /example/page.html\n" +
+				"ALLOWED     /example/other.html  no rule matched\n" +
+				"ALLOWED     /robots.txt  robots.txt is always allowed\n"},
+		{"default agent: the * group", []string{"https://example.com/x.gif", "https://example.com/publications/"}, 1,
+			"DISALLOWED  https://example.com/x.gif  line 2: Disallow: *.gif$\n" +
+				"ALLOWED     https://example.com/publications/  line 4: Allow: /publications/\n"},
+		{"quxbot's empty group", []string{"-agent", "QuxBot", "https://example.com/x.gif"}, 0,
+			"ALLOWED     https://example.com/x.gif  no rule matched\n"},
+		{"raw non-ASCII is encoded", []string{"-agent", "foobot", "https://example.com/ツ"}, 1,
+			"DISALLOWED  https://example.com/ツ  line 7: Disallow: /\n"},
+		{"invalid URLs reported, others decided", []string{"-agent", "foobot", "example.com/a", "https://example.com/example/page.html", "ftp://x/", "https://e.com/%zz"}, 2,
+			"ERROR       example.com/a  invalid URL: neither an http(s) URL nor a path starting with /\n" +
+				"ALLOWED     https://example.com/example/page.html  line 8: Allow: /example/page.html\n" +
+				"ERROR       ftp://x/  invalid URL: neither an http(s) URL nor a path starting with /\n" +
+				"ERROR       https://e.com/%zz  invalid URL: invalid URL escape \"%zz\"\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCmd(t, "", append([]string{"check", "-file", rfcExample}, tt.args...)...)
+			assert.Equal(t, tt.code, code)
+			assert.Equal(t, tt.stdout, stdout)
+			assert.Empty(t, stderr)
+		})
+	}
+}
+
+func TestCheckNoGroup(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "robots.txt")
+	require.NoError(t, os.WriteFile(f, []byte("User-agent: other\nDisallow: /\n"), 0o644))
+	code, stdout, _ := runCmd(t, "", "check", "-file", f, "-agent", "mybot", "/x")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, "ALLOWED     /x  no group for mybot and no * group\n", stdout)
+}
+
+func TestCheckStdin(t *testing.T) {
+	in := "https://example.com/example/page.html\n\n  /example/x  \r\nnot a url\n" + "/" + strings.Repeat("a", maxLine+10) + "\n/publications/\n"
+	code, stdout, stderr := runCmd(t, in, "check", "-file", rfcExample, "-agent", "foobot")
+	assert.Equal(t, 2, code, "an invalid line makes the status 2")
+	assert.Empty(t, stderr)
+	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	require.Len(t, lines, 5, "one line per non-blank input line, in order")
+	assert.True(t, strings.HasPrefix(lines[0], "ALLOWED     https://example.com/example/page.html"))
+	assert.True(t, strings.HasPrefix(lines[1], "DISALLOWED  /example/x  line 7"))
+	assert.True(t, strings.HasPrefix(lines[2], "ERROR       not a url"))
+	assert.Contains(t, lines[3], fmt.Sprintf("line longer than %d bytes", maxLine))
+	assert.True(t, strings.HasPrefix(lines[4], "DISALLOWED  /publications/"))
+
+	// Without a final newline, and all allowed.
+	code, stdout, _ = runCmd(t, "/example/page.html", "check", "-file", rfcExample, "-agent", "foobot")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, "ALLOWED     /example/page.html  line 8: Allow: /example/page.html\n", stdout)
+}
+
+func TestCheckJSON(t *testing.T) {
+	code, stdout, _ := runCmd(t, "/example/page.html\n/nope\nexample.com\n/robots.txt\n", "check", "-file", rfcExample, "-agent", "foobot", "-json")
+	assert.Equal(t, 2, code)
+	var got []map[string]any
+	sc := bufio.NewScanner(strings.NewReader(stdout))
+	for sc.Scan() {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &m), sc.Text())
+		got = append(got, m)
+	}
+	require.Len(t, got, 4)
+	assert.Equal(t, map[string]any{"url": "/example/page.html", "allowed": true, "reason": "rule matched",
+		"rule": map[string]any{"allow": true, "pattern": "/example/page.html", "line": float64(8)}}, got[0])
+	assert.Equal(t, map[string]any{"url": "/nope", "allowed": false, "reason": "rule matched",
+		"rule": map[string]any{"allow": false, "pattern": "/", "line": float64(7)}}, got[1])
+	assert.Equal(t, "example.com", got[2]["url"])
+	assert.Contains(t, got[2]["error"], "invalid URL")
+	assert.NotContains(t, got[2], "allowed")
+	assert.Equal(t, map[string]any{"url": "/robots.txt", "allowed": true, "reason": "robots.txt is always allowed"}, got[3])
+}
+
+// site serves robots.txt with the given status and body.
+func site(t *testing.T, status int, body string, header ...string) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/robots.txt" {
+			http.Error(w, "not this", http.StatusTeapot)
+			return
+		}
+		for i := 0; i+1 < len(header); i += 2 {
+			w.Header().Set(header[i], header[i+1])
+		}
+		w.WriteHeader(status)
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestCheckNetwork(t *testing.T) {
+	ok := site(t, 200, "User-agent: *\nDisallow: /private\n", "Cache-Control", "max-age=600")
+	gone := site(t, 404, "")
+	down := site(t, 503, "")
+
+	code, stdout, stderr := runCmd(t, "", "check", "-agent", "ExampleBot", ok.URL+"/public", ok.URL+"/private/x", gone.URL+"/private", down.URL+"/")
+	assert.Equal(t, 1, code)
+	assert.Empty(t, stderr)
+	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	require.Len(t, lines, 4)
+	assert.Equal(t, "ALLOWED     "+ok.URL+"/public  no rule matched", lines[0])
+	assert.Equal(t, "DISALLOWED  "+ok.URL+"/private/x  line 2: Disallow: /private", lines[1])
+	assert.Equal(t, "ALLOWED     "+gone.URL+"/private  robots.txt unavailable: allow all (404 Not Found: unavailable)", lines[2])
+	assert.True(t, strings.HasPrefix(lines[3], "DISALLOWED  "+down.URL+"/  robots.txt unreachable: disallow all (503 Service Unavailable: unreachable, since "), lines[3])
+
+	code, stdout, _ = runCmd(t, "", "check", "-json", ok.URL+"/private/x", "ftp://nope/")
+	assert.Equal(t, 2, code)
+	var d map[string]any
+	sc := bufio.NewScanner(strings.NewReader(stdout))
+	require.True(t, sc.Scan())
+	require.NoError(t, json.Unmarshal(sc.Bytes(), &d))
+	assert.Equal(t, false, d["allowed"])
+	assert.Equal(t, float64(200), d["status"])
+	assert.Equal(t, ok.URL+"/robots.txt", d["robots_url"])
+	assert.NotEmpty(t, d["fresh_until"])
+	require.True(t, sc.Scan())
+	assert.Contains(t, sc.Text(), `"error":"robots: check \"ftp://nope/\": invalid URL`)
+}
+
+func TestFetch(t *testing.T) {
+	body := "User-agent: *\nCrawl-delay: 2\nDisallow: /a\nAllow: /b\n\nUser-agent: Googlebot\nUser-agent: Bingbot\nDisallow:\nSitemap: https://e.com/s.xml\nDissallow: /typo\n"
+	ok := site(t, 200, body, "Cache-Control", "max-age=3600")
+	redirect := httptest.NewServer(http.RedirectHandler(ok.URL+"/robots.txt", http.StatusMovedPermanently))
+	t.Cleanup(redirect.Close)
+	down := site(t, 503, "", "Retry-After", "120")
+	gone := site(t, 404, "")
+
+	code, stdout, stderr := runCmd(t, "", "fetch", redirect.URL+"/some/page")
+	assert.Equal(t, 0, code, stderr)
+	for _, want := range []string{
+		"robots.txt   " + redirect.URL + "/robots.txt",
+		"redirect     301 " + redirect.URL + "/robots.txt -> " + ok.URL + "/robots.txt",
+		"final URL    " + ok.URL + "/robots.txt",
+		"status       200",
+		"outcome      rules, success",
+		"(1h0m0s: Cache-Control: max-age)",
+		fmt.Sprintf("size         %d bytes", len(body)),
+		"2 groups",
+		"line 1: user-agent *: 2 rules (1 allow, 1 disallow), crawl-delay 2s",
+		"line 6: user-agent Googlebot, Bingbot: 2 rules (0 allow, 2 disallow)",
+		"1 sitemaps\n  https://e.com/s.xml",
+		"1 warnings\n  line 10: misspelling: \"Dissallow\" accepted as disallow",
+	} {
+		assert.Contains(t, stdout, want)
+	}
+
+	code, stdout, _ = runCmd(t, "", "fetch", down.URL)
+	assert.Equal(t, 1, code, "unreachable")
+	assert.Contains(t, stdout, "outcome      disallow all, unreachable")
+	assert.Contains(t, stdout, "(Retry-After)")
+
+	code, stdout, _ = runCmd(t, "", "fetch", gone.URL+"/x")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, stdout, "outcome      allow all, unavailable")
+	assert.NotContains(t, stdout, "groups", "no file, no groups")
+}
+
+func TestLintFile(t *testing.T) {
+	code, stdout, stderr := runCmd(t, "", "lint", "../../testdata/lint-example.txt")
+	assert.Equal(t, 1, code)
+	assert.Empty(t, stderr)
+	want := []string{
+		"lint-example.txt:2: outside-group: ",
+		"lint-example.txt:5: misspelling: \"Dissallow\" accepted as disallow — ",
+		"lint-example.txt:6: missing-colon: ",
+		"lint-example.txt:8: never-wins: Disallow: /search is always beaten by line 7 (Disallow: /search) — the same rule stands earlier",
+		"lint-example.txt:9: never-wins: Disallow: /account/ is always beaten by line 10 (Allow: /account/) — of an Allow and a Disallow of equal length, the Allow wins",
+		"lint-example.txt:11: never-wins: Disallow: /promo is always beaten by line 12 (Allow: /promo*) — a longer rule",
+		"lint-example.txt:13: never-matches: \"/Admin/ /Private/\" holds white space",
+		"lint-example.txt:14: never-matches: \"private/\" starts with neither / nor *",
+		"lint-example.txt:15: invalid-value: ",
+		"lint-example.txt:16: unsupported: Noindex is not part of robots.txt",
+		"lint-example.txt: 10 problems",
+	}
+	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	require.Len(t, lines, len(want), stdout)
+	for i, w := range want {
+		assert.True(t, strings.HasPrefix(lines[i], w), "line %d: %q does not start with %q", i, lines[i], w)
+	}
+
+	code, stdout, _ = runCmd(t, "", "lint", rfcExample)
+	assert.Equal(t, 0, code, "the RFC's example is clean: %s", stdout)
+	assert.Empty(t, stdout)
+}
+
+func TestShadowed(t *testing.T) {
+	tests := []struct {
+		name  string
+		rules string
+		lines []int // the lines reported as never winning
+	}{
+		{"duplicate", "Disallow: /a\nDisallow: /a", []int{3}},
+		{"allow wins a tie", "Disallow: /a\nAllow: /a", []int{2}},
+		{"allow wins a tie, either order", "Allow: /a\nDisallow: /a", []int{3}},
+		{"trailing star is longer", "Disallow: /a\nAllow: /a*", []int{2}},
+		{"longer allow inside shorter disallow", "Disallow: /a\nAllow: /a/b", nil},
+		{"shorter allow, longer disallow", "Allow: /a\nDisallow: /a/b", nil},
+		{"anchored loses only on its path", "Disallow: /a\nAllow: /a$", nil},
+		{"anchored beaten on its one path", "Disallow: /a$\nAllow: /a*$", []int{2}},
+		{"anchored equal", "Disallow: /a$\nAllow: /a$", []int{2}},
+		{"anchored winner does not cover extensions", "Disallow: /a/\nAllow: /a/$", nil},
+		{"index.html may be anchored", "Disallow: /a/\nAllow: /a/index.html", nil},
+		{"wildcard rules are not judged", "Disallow: /*a\nAllow: /*a*", nil},
+		{"escapes are the same rule", "Disallow: /%7Ea\nAllow: /~a", []int{2}},
+		{"empty patterns match nothing", "Disallow:\nAllow:", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := parseGroup(t, "User-agent: *\n"+tt.rules+"\n")
+			var lines []int
+			for _, f := range shadowed(r) {
+				lines = append(lines, f.line)
+			}
+			assert.Equal(t, tt.lines, lines)
+		})
+	}
+}
+
+func TestLintHostile(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.txt")
+	var b strings.Builder
+	b.WriteString("User-agent: *\n")
+	for b.Len() <= maxBytes {
+		b.WriteString("Disallow: /some/long/path/to/fill/the/file\n")
+	}
+	require.NoError(t, os.WriteFile(big, []byte(b.String()), 0o644))
+	html := filepath.Join(dir, "html.txt")
+	require.NoError(t, os.WriteFile(html, []byte("<!DOCTYPE html>\n<html><body>Disallow: /</body></html>\n"), 0o644))
+	binary := filepath.Join(dir, "bin.txt")
+	require.NoError(t, os.WriteFile(binary, []byte("User-agent: *\nDisallow: /\xff\xfe\x00x\n"), 0o644))
+
+	code, stdout, _ := runCmd(t, "", "lint", big)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stdout, "too-large: the file is ")
+	assert.Contains(t, stdout, "never-wins", "the repeated rule")
+
+	code, stdout, _ = runCmd(t, "", "lint", html)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stdout, "html.txt: html: the file is an HTML page")
+
+	code, stdout, _ = runCmd(t, "", "lint", binary)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stdout, "bin.txt:2: nul-byte")
+	assert.Contains(t, stdout, "bin.txt:2: invalid-utf8")
+}
+
+func TestLintURL(t *testing.T) {
+	clean := site(t, 200, "User-agent: *\nDisallow: /private\n")
+	html := site(t, 200, "<html>not found</html>", "Content-Type", "text/html; charset=utf-8")
+	gone := site(t, 404, "")
+	down := site(t, 500, "")
+
+	code, stdout, _ := runCmd(t, "", "lint", clean.URL+"/any/page")
+	assert.Equal(t, 0, code, stdout)
+	code, stdout, _ = runCmd(t, "", "lint", html.URL+"/robots.txt")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stdout, html.URL+"/robots.txt: html: served as text/html; charset=utf-8")
+	code, stdout, _ = runCmd(t, "", "lint", gone.URL)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stdout, "unavailable: 404 Not Found")
+	code, stdout, _ = runCmd(t, "", "lint", down.URL)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stdout, "unreachable: 500 Internal Server Error")
+}
+
+// BenchmarkCheckStdin decides 100,000 URLs read from standard input against
+// a local file, as "robots check -file" does; ns/URL is the figure.
+func BenchmarkCheckStdin(b *testing.B) {
+	paths := []string{"/example/page.html", "/example/other/page.html?q=1", "/images/logo.gif", "/publications/2024/report.pdf", "/"}
+	var in strings.Builder
+	const n = 100_000
+	for i := 0; i < n; i++ {
+		in.WriteString("https://example.com")
+		in.WriteString(paths[i%len(paths)])
+		in.WriteByte('\n')
+	}
+	input := in.String()
+	b.ReportAllocs()
+	for b.Loop() {
+		run([]string{"check", "-file", rfcExample, "-agent", "barbot"}, strings.NewReader(input), io.Discard, io.Discard)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/URL")
+}
+
+// parseGroup parses body and returns its only group.
+func parseGroup(t *testing.T, body string) parser.Group {
+	t.Helper()
+	r := parser.Parse([]byte(body))
+	require.Len(t, r.Groups, 1)
+	return r.Groups[0]
+}
