@@ -4,6 +4,9 @@
 //	func TestMyStore(t *testing.T) {
 //		cachetest.Run(t, func(capacity int) cache.Store { return NewMyStore(capacity) })
 //	}
+//
+// Non-goals: checking an eviction policy (any bounded one will do) or
+// performance; benchmark a Store's Get under b.RunParallel for that.
 package cachetest
 
 import (

@@ -1,6 +1,8 @@
 // Package benchdata holds the inputs of the project's benchmarks, shared by
 // the library's own benchmarks and by the peer comparison in ../bench, so
 // that both measure the same thing.
+//
+// Non-goals: timing anything itself; it only supplies inputs.
 package benchdata
 
 import (

@@ -3,6 +3,8 @@
 // through even when the client's own HTTPClient is wrapped by it, or when a
 // robots.txt redirects somewhere else: checking them would wait on the very
 // fetch that makes them.
+//
+// Non-goals: any other request marking; it carries one bit.
 package bypass
 
 import "context"

@@ -1,6 +1,8 @@
 // Package sharedtest finds the project's shared test material (../shared:
 // the real-world corpus and the published conformance suites) for tests.
 // Tests that need it skip when it is absent, so a bare checkout still passes.
+//
+// Non-goals: anything a non-test build uses.
 package sharedtest
 
 import (
