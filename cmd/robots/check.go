@@ -52,8 +52,7 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	agent := fs.String("agent", defaultAgent, "the crawler's product token (letters, '_' and '-'); the groups naming it apply, else the \"*\" groups")
 	file := fs.String("file", "", "decide against this local robots.txt instead of fetching each site's")
 	asJSON := fs.Bool("json", false, "print one JSON object per URL (JSON Lines) instead of text")
-	ua := fs.String("ua", "", "the User-Agent header of robots.txt requests (default \"robots-cli/1.0 (+https://github.com/crawlkit/robots)\" with the -agent token)")
-	timeout := fs.Duration("timeout", 30*time.Second, "the deadline of one robots.txt fetch, redirects included")
+	ua, timeout := fetchFlags(fs)
 	if code, ok := parseFlags(fs, args, stdout); !ok {
 		return code
 	}
@@ -72,8 +71,8 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		c.m = matcher.Compile(parser.Parse(body), *agent)
 	} else {
-		if *ua == "" {
-			*ua = *agent + "/1.0 (+https://github.com/crawlkit/robots)"
+		if *ua == defaultUA && *agent != defaultAgent {
+			*ua = *agent + "/1.0 (+https://github.com/crawlkit/robots)" // name the crawler asked about
 		}
 		rc, err := robots.New(robots.Options{UserAgent: *ua, Agents: []string{*agent}, FetchTimeout: *timeout})
 		if err != nil {

@@ -32,8 +32,7 @@ everything), 2 on bad flags or an invalid URL.
 
 func runFetch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("fetch", fetchUsage, stdout, stderr)
-	ua := fs.String("ua", defaultAgent+"/1.0 (+https://github.com/crawlkit/robots)", "the User-Agent header of the request")
-	timeout := fs.Duration("timeout", 30*time.Second, "the deadline of the fetch, redirects included")
+	ua, timeout := fetchFlags(fs)
 	if code, ok := parseFlags(fs, args, stdout); !ok {
 		return code
 	}

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/crawlkit/robots/fetch"
 	"github.com/crawlkit/robots/matcher"
@@ -44,8 +43,7 @@ const maxBytes = fetch.DefaultMaxBytes
 
 func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("lint", lintUsage, stdout, stderr)
-	ua := fs.String("ua", defaultAgent+"/1.0 (+https://github.com/crawlkit/robots)", "the User-Agent header when fetching a URL")
-	timeout := fs.Duration("timeout", 30*time.Second, "the deadline of the fetch of a URL")
+	ua, timeout := fetchFlags(fs)
 	if code, ok := parseFlags(fs, args, stdout); !ok {
 		return code
 	}

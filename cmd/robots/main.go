@@ -20,6 +20,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 )
 
 func main() {
@@ -124,6 +125,17 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) (code int, ok
 		return exitOK, false
 	}
 	return exitError, false // flag has printed the error and the usage
+}
+
+// defaultUA is the User-Agent of the command's robots.txt requests.
+const defaultUA = defaultAgent + "/1.0 (+https://github.com/crawlkit/robots)"
+
+// fetchFlags adds to fs the flags of a command that fetches robots.txt: the
+// User-Agent header and the deadline.
+func fetchFlags(fs *flag.FlagSet) (ua *string, timeout *time.Duration) {
+	ua = fs.String("ua", defaultUA, "the User-Agent header of robots.txt requests")
+	timeout = fs.Duration("timeout", 30*time.Second, "the deadline of one robots.txt fetch, redirects included")
+	return ua, timeout
 }
 
 // errorf prints a message for the command to stderr, prefixed "robots cmd: ".
