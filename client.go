@@ -96,15 +96,14 @@ func (c *Client) Allowed(ctx context.Context, rawURL string) (bool, error) {
 	if err != nil {
 		return false, invalidURL("allowed", rawURL, err)
 	}
-	path := urlpath.Path(a.PathQuery)
-	if path == "/robots.txt" {
+	if isRobotsTxt(a.PathQuery) {
 		return true, nil // RFC 9309 §2.2.2: never needs a fetch
 	}
 	e, now, err := c.entry(ctx, a)
 	if err != nil {
 		return false, &Error{Op: "allowed", URL: rawURL, Err: err}
 	}
-	return c.allowed(e, path, now), nil
+	return c.allowed(e, a.PathQuery, now), nil
 }
 
 // Check is Allowed, explained: the Decision says which rule decided and what
@@ -114,15 +113,14 @@ func (c *Client) Check(ctx context.Context, rawURL string) (Decision, error) {
 	if err != nil {
 		return Decision{}, invalidURL("check", rawURL, err)
 	}
-	path := urlpath.Path(a.PathQuery)
-	if path == "/robots.txt" {
+	if isRobotsTxt(a.PathQuery) {
 		return Decision{Allowed: true, Reason: RobotsTxt, RobotsURL: a.RobotsURL()}, nil
 	}
 	e, now, err := c.entry(ctx, a)
 	if err != nil {
 		return Decision{}, &Error{Op: "check", URL: rawURL, Err: err}
 	}
-	return c.decide(e, path, now), nil
+	return c.decide(e, a.PathQuery, now), nil
 }
 
 // CrawlDelay returns the largest Crawl-delay of the robots.txt groups that
@@ -197,6 +195,16 @@ func (c *Client) Stats() Stats {
 	}
 	c.stats.mu.Unlock()
 	return s
+}
+
+// isRobotsTxt reports whether the wire path pq is /robots.txt itself. Its
+// canonical form starts with "/r", or with "/%" for an escaped 'r', so most
+// paths are ruled out without canonicalizing them: the matcher does that once.
+func isRobotsTxt(pq string) bool {
+	if len(pq) < len("/robots.txt") || pq[1] != 'r' && pq[1] != '%' {
+		return false
+	}
+	return urlpath.Path(pq) == "/robots.txt"
 }
 
 func invalidURL(op, rawURL string, cause error) *Error {

@@ -586,8 +586,15 @@ func TestDeadlineBeforeAsking(t *testing.T) {
 	_, err := c.Allowed(ctx, s.URL+"/x")
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Zero(t, s.requests.Load(), "no fetch for a caller already gone")
-	_, err = c.Check(ctx, s.URL+"/robots.txt")
-	assert.NoError(t, err, "/robots.txt needs no fetch")
+	for _, p := range []string{"/robots.txt", "/%72obots%2Etxt", "/robots.txt#frag"} {
+		ok, err := c.Allowed(ctx, s.URL+p)
+		assert.NoError(t, err, "%s needs no fetch", p)
+		assert.True(t, ok)
+	}
+	for _, p := range []string{"/robots.txt?x=1", "/Robots.txt", "/robots.txt/"} {
+		_, err := c.Allowed(ctx, s.URL+p)
+		assert.ErrorIs(t, err, context.Canceled, "%s is not robots.txt: it needs the file", p)
+	}
 }
 
 func TestFetchTimeout(t *testing.T) {

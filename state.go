@@ -146,7 +146,7 @@ var fromMatcher = [...]Reason{
 	matcher.RobotsTxt:     RobotsTxt,
 }
 
-// allowed is the verdict of entry e on the canonical path at now.
+// allowed is the verdict of entry e on the wire path at now.
 func (c *Client) allowed(e *cache.Entry, path string, now time.Time) bool {
 	use, _, blanket := c.basis(e, now)
 	if use == nil {
