@@ -254,6 +254,8 @@ func TestExpiryAndRefetch(t *testing.T) {
 		{"Age subtracted", []string{"Cache-Control", "max-age=3600", "Age", "1200"}, 40 * time.Minute},
 		{"no-store kept MinTTL", []string{"Cache-Control", "no-store"}, time.Minute},
 		{"s-maxage", []string{"Cache-Control", "max-age=60, s-maxage=300"}, 5 * time.Minute},
+		// RFC 9111 §4.2.1: an invalid max-age means stale, so MinTTL, not 24 h.
+		{"invalid max-age kept MinTTL", []string{"Cache-Control", "max-age=one-day"}, time.Minute},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -33,6 +33,10 @@ const (
 	// ExpiresInvalid: an Expires header that is "0" or not a date, which
 	// means already expired (RFC 9111 §5.3); the minimum lifetime applies.
 	ExpiresInvalid
+	// AgeInvalid: the s-maxage or max-age that governs has a value that is
+	// not delta-seconds (a sign, a letter, nothing), which means stale
+	// (RFC 9111 §4.2.1, §5.2.2.1); the minimum lifetime applies.
+	AgeInvalid
 	// Default: no caching header; DefaultLifetime applies. There is no
 	// heuristic freshness from Last-Modified.
 	Default
@@ -45,6 +49,7 @@ var sourceNames = [...]string{
 	MaxAge:         "Cache-Control: max-age",
 	Expires:        "Expires",
 	ExpiresInvalid: "invalid Expires",
+	AgeInvalid:     "invalid Cache-Control max-age or s-maxage",
 	Default:        "no caching headers",
 }
 
@@ -70,9 +75,10 @@ type Lifetime struct {
 // LifetimeOf returns how long a response with header h, received at now,
 // stays fresh: s-maxage, else max-age, else Expires minus Date (or now when
 // Date is missing or invalid), less the response's Age; 24 hours without
-// caching headers; the minimum for no-store, no-cache and an Expires that is
-// invalid or 0. The result is clamped to [minTTL, DefaultLifetime]. A
-// directive that does not parse is ignored; the others still apply.
+// caching headers; the minimum for no-store, no-cache, an Expires that is
+// invalid or 0, and a governing s-maxage or max-age whose value is not
+// delta-seconds. The result is clamped to [minTTL, DefaultLifetime]. Any
+// other directive that does not parse, or is unknown, is ignored.
 func LifetimeOf(h http.Header, now time.Time, minTTL time.Duration) Lifetime {
 	minTTL = min(max(minTTL, 0), DefaultLifetime)
 	cc := parseCacheControl(h.Values("Cache-Control"))
@@ -84,6 +90,10 @@ func LifetimeOf(h http.Header, now time.Time, minTTL time.Duration) Lifetime {
 		return Lifetime{TTL: minTTL, Source: NoStore}
 	case cc.NoCachePresent:
 		return Lifetime{TTL: minTTL, Source: NoCache}
+	case cc.badSMaxAge || cc.SMaxAge < 0 && cc.badMaxAge:
+		// A shared cache obeys s-maxage over max-age (RFC 9111 §5.2.2.10),
+		// so only the one that governs can make the response stale.
+		return Lifetime{TTL: minTTL, Source: AgeInvalid}
 	case cc.SMaxAge >= 0:
 		ttl, src = seconds(int64(cc.SMaxAge))-age, SMaxAge
 	case cc.MaxAge >= 0:
@@ -129,15 +139,33 @@ func deltaSeconds(v string) time.Duration {
 	return seconds(int64(min(n, uint64(2*DefaultLifetime/time.Second))))
 }
 
+// directives are the Cache-Control directives a lifetime depends on, with
+// whether an s-maxage or a max-age was present with an invalid value.
+type directives struct {
+	cacheobject.ResponseCacheDirectives
+	badSMaxAge, badMaxAge bool
+}
+
 // parseCacheControl parses Cache-Control field values leniently: each
 // directive on its own, so that one that does not parse is ignored instead
-// of voiding the others (cacheobject stops at the first error).
-func parseCacheControl(values []string) *cacheobject.ResponseCacheDirectives {
-	all := &cacheobject.ResponseCacheDirectives{MaxAge: -1, SMaxAge: -1, StaleIfError: -1, StaleWhileRevalidate: -1}
+// of voiding the others (cacheobject stops at the first error), except that
+// an s-maxage or max-age with an invalid value is remembered as such: it
+// means stale, not absent (RFC 9111 §4.2.1).
+func parseCacheControl(values []string) *directives {
+	all := &directives{ResponseCacheDirectives: cacheobject.ResponseCacheDirectives{
+		MaxAge: -1, SMaxAge: -1, StaleIfError: -1, StaleWhileRevalidate: -1}}
 	for _, v := range values {
 		for _, d := range splitDirectives(v) {
 			cd, err := cacheobject.ParseResponseCacheControl(d)
 			if err != nil {
+				// cacheobject reports a bad stale-if-error as a bad max-age,
+				// so the directive's own name decides.
+				switch directiveName(d) {
+				case "s-maxage":
+					all.badSMaxAge = true
+				case "max-age":
+					all.badMaxAge = true
+				}
 				continue
 			}
 			all.NoStore = all.NoStore || cd.NoStore
@@ -153,6 +181,13 @@ func parseCacheControl(values []string) *cacheobject.ResponseCacheDirectives {
 		}
 	}
 	return all
+}
+
+// directiveName returns the lowercase name of directive d ("max-age" of
+// " Max-Age=abc").
+func directiveName(d string) string {
+	name, _, _ := strings.Cut(d, "=")
+	return strings.ToLower(strings.TrimSpace(name))
 }
 
 // splitDirectives splits a Cache-Control value at the commas that are not
