@@ -53,7 +53,7 @@ func FuzzMatch(f *testing.F) {
 func FuzzMatchRobots(f *testing.F) {
 	f.Add([]byte(rfc9309Example), "foobot", "/example/page.html")
 	f.Add([]byte("User-agent: Bot2\nDisallow: /\nUser-agent: *\nAllow: /"), "Bot", "/x")
-	for _, b := range sharedtest.CorpusSample(100) {
+	for _, b := range sharedtest.CorpusSample(f, 100) {
 		f.Add(b, "Googlebot", "/search?q=1")
 	}
 	f.Fuzz(func(t *testing.T, body []byte, agent, path string) {

@@ -247,7 +247,7 @@ func FuzzParse(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	for _, b := range sharedtest.CorpusSample(50) {
+	for _, b := range sharedtest.CorpusSample(f, 50) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {

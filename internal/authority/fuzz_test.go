@@ -189,7 +189,9 @@ func FuzzParse(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	if dir, ok := sharedtest.Lookup("corpus"); ok {
+	if dir, ok := sharedtest.Lookup("corpus"); !ok {
+		sharedtest.Missing(f, "corpus", "fuzzing without the corpus's host names as seeds")
+	} else {
 		// Hosts of real sites: the manifest's path column ends with the host name.
 		if file, err := os.Open(filepath.Join(dir, "manifest.tsv")); err == nil {
 			defer file.Close()

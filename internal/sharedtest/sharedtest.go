@@ -1,6 +1,11 @@
 // Package sharedtest finds the project's shared test material (../shared:
 // the real-world corpus and the published conformance suites) for tests.
-// Tests that need it skip when it is absent, so a bare checkout still passes.
+//
+// When the material is absent, a test that needs it does not pass quietly:
+// with ROBOTS_REQUIRE_SHARED=1 it fails; otherwise it skips with a message
+// saying what did not run, and appends that message to the file named by
+// ROBOTS_SKIP_LOG, if set, which .ci/run prints after the tests (go test
+// shows nothing of a passing package, skips included, without -v).
 //
 // Non-goals: anything a non-test build uses.
 package sharedtest
@@ -17,15 +22,35 @@ import (
 )
 
 // Dir returns the directory ../shared/<sub> next to the module root, or the
-// one under $ROBOTS_SHARED when that is set. It skips t when the directory
-// does not exist.
+// one under $ROBOTS_SHARED when that is set. When the directory does not
+// exist, it reports it (see Missing) and skips t.
 func Dir(t testing.TB, sub string) string {
 	t.Helper()
 	d, ok := Lookup(sub)
 	if !ok {
-		t.Skipf("shared test material %q not found; set ROBOTS_SHARED to its location", sub)
+		Missing(t, sub, "this test did not run")
+		t.SkipNow()
 	}
 	return d
+}
+
+// Missing reports that t goes without the shared material sub, and what
+// that costs: it fails t when ROBOTS_REQUIRE_SHARED=1, and otherwise logs a
+// loud message and appends it to the file named by ROBOTS_SKIP_LOG. The
+// caller skips or carries on with less.
+func Missing(t testing.TB, sub, cost string) {
+	t.Helper()
+	msg := fmt.Sprintf("SHARED TEST MATERIAL MISSING: %s: ../shared/%s not found (set ROBOTS_SHARED to its location): %s", t.Name(), sub, cost)
+	if os.Getenv("ROBOTS_REQUIRE_SHARED") == "1" {
+		t.Fatal(msg + "; ROBOTS_REQUIRE_SHARED=1 makes that a failure")
+	}
+	t.Log(msg)
+	if name := os.Getenv("ROBOTS_SKIP_LOG"); name != "" {
+		if f, err := os.OpenFile(name, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+			fmt.Fprintln(f, msg)
+			f.Close()
+		}
+	}
 }
 
 // Lookup is Dir without a testing.TB: it reports whether the directory
@@ -65,10 +90,14 @@ func Corpus(t testing.TB) map[string][]byte {
 }
 
 // CorpusSample returns every step-th file of the real-world corpus, in file
-// name order, or nothing when the corpus is absent. Fuzz targets seed from it.
-func CorpusSample(step int) [][]byte {
+// name order. Fuzz targets seed from it; when the corpus is absent, it
+// reports that the fuzz target runs without those seeds (see Missing) and
+// returns nothing.
+func CorpusSample(t testing.TB, step int) [][]byte {
+	t.Helper()
 	dir, ok := Lookup("corpus/robots")
 	if !ok {
+		Missing(t, "corpus/robots", "fuzzing without the corpus seeds")
 		return nil
 	}
 	entries, err := os.ReadDir(dir)
