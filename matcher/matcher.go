@@ -177,6 +177,23 @@ func (m *Matcher) Agents() []parser.Agent {
 	return slices.Clone(m.agents)
 }
 
+// Size returns the number of bytes m holds in memory: the Matcher and every
+// array it owns, measured from their capacities. A cache that holds many
+// Matchers bounds its memory with it.
+func (m *Matcher) Size() int64 {
+	n := int64(unsafe.Sizeof(*m)) + int64(len(m.text))
+	n += int64(cap(m.nodes)) * int64(unsafe.Sizeof(node{}))
+	n += int64(cap(m.index)) * int64(unsafe.Sizeof([128]uint8{}))
+	n += int64(cap(m.wild)) * int64(unsafe.Sizeof(wildRule{}))
+	n += int64(cap(m.segs)) * int64(unsafe.Sizeof(span{}))
+	n += int64(cap(m.rules)) * int64(unsafe.Sizeof(rule{}))
+	n += int64(cap(m.agents)) * int64(unsafe.Sizeof(parser.Agent{}))
+	for _, a := range m.agents {
+		n += int64(len(a.Value))
+	}
+	return n
+}
+
 // CrawlDelay returns the largest crawl-delay among the groups that apply to
 // the crawler; zero when none has one. Crawl-delay is not part of RFC 9309.
 func (m *Matcher) CrawlDelay() time.Duration {
