@@ -10,7 +10,8 @@
 // gzip decoding, drops a line cut in half by that cap, and bounds response
 // headers. The Result records the status, headers, body, redirect chain,
 // timings and, when something failed, a classified *Error. Package status
-// turns a Result into a verdict.
+// turns a Result into a verdict. Read makes the same Result of a response
+// the caller fetched itself.
 //
 // Whatever the redirects, the rules of the file fetched apply to the
 // authority of the URL given to Fetch (RFC 9309 §2.3.1.2); the redirect chain
