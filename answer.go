@@ -1,141 +1,133 @@
 package robots
 
 import (
-	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/crawlkit/robots/cache"
-	"github.com/crawlkit/robots/fetch"
 	"github.com/crawlkit/robots/matcher"
 	"github.com/crawlkit/robots/parser"
 	"github.com/crawlkit/robots/status"
 )
 
-// state is what a cache entry holds for an authority: what its last fetch
-// said, ready to answer with. It is immutable.
-type state struct {
-	verdict   status.Verdict // Rules, AllowAll or DisallowAll
-	class     status.Class
-	outcome   string
-	status    int
-	robotsURL string
-	finalURL  string
-	redirects []fetch.Hop
-	rules     *matcher.Matcher // for verdict Rules
-	sitemaps  []string
+// compiled is what a Client derives from a cache.Record to answer with. It
+// is immutable. For a record of an outage, it holds the good copy's
+// compiled form, if any.
+type compiled struct {
+	verdict  status.Verdict   // Rules, AllowAll or DisallowAll
+	rules    *matcher.Matcher // for Rules
+	sitemaps []string
+	body     []byte // the body compiled (the record's own), to reuse rules for the same body
+
+	outage bool      // the record is of an outage
+	good   *compiled // the good copy's form during an outage, nil when none
 }
 
-// newState turns a fetch that said something about the file into a state.
-func newState(res *fetch.Result, out status.Outcome, agents []string) *state {
-	s := &state{verdict: out.Verdict, class: out.Class, outcome: out.Reason, status: out.StatusCode}
-	if res != nil {
-		s.robotsURL, s.finalURL, s.redirects = res.URL, res.FinalURL, res.Redirects
+// Size returns the bytes v holds beyond its record.
+func (v *compiled) Size() int64 {
+	if v == nil {
+		return 0
 	}
-	if out.Verdict == status.Rules || out.Class == status.Empty {
-		// An empty file is a file without groups: everything allowed.
-		var r *parser.Robots
-		if res != nil && len(res.Body) > 0 {
-			r = parser.Parse(res.Body)
-			// Copies: the parsed file, which they point into, is not kept.
-			s.sitemaps = make([]string, len(r.Sitemaps))
-			for i, u := range r.Sitemaps {
-				s.sitemaps[i] = strings.Clone(u)
-			}
-		}
-		s.verdict, s.rules = status.Rules, matcher.Compile(r, agents...)
+	n := int64(unsafe.Sizeof(*v)) + int64(cap(v.sitemaps))*int64(unsafe.Sizeof(""))
+	for _, s := range v.sitemaps {
+		n += int64(len(s))
 	}
-	return s
+	if v.rules != nil {
+		n += v.rules.Size()
+	}
+	return n + v.good.Size()
 }
 
-// next returns the entry that follows old (nil when none) after a fetch
-// whose result is res and outcome out, at now. This is the "Fetching and
-// status" table of DESIGN.md, with its freshness column.
-func (c *Client) next(old *cache.Entry, res *fetch.Result, out status.Outcome, now time.Time) *cache.Entry {
-	var h http.Header
-	if res != nil {
-		h = res.Header
+// derive compiles rec. The compiled form of the good copy held is reused
+// when rec keeps the same copy (an outage goes on, or a 304 renews it), so
+// that neither reparses the file.
+func (c *Client) derive(rec *cache.Record, held *entry) *compiled {
+	var prev *compiled
+	if held != nil {
+		prev = held.Value.goodCopy()
 	}
-	ttl := cache.LifetimeOf(h, now, c.minTTL).TTL
-	switch {
-	case out.Verdict == status.NotModified:
-		// A 304 to the validators of the copy held: renew it as it is.
-		if held := goodCopy(old); held != nil {
-			e := *held
-			e.FetchedAt, e.FreshUntil = now, now.Add(ttl)
-			if v := h.Get("ETag"); v != "" {
-				e.ETag = v
-			}
-			if v := h.Get("Last-Modified"); v != "" {
-				e.LastModified = v
-			}
-			return &e
-		}
-		// Nothing held to renew (it cannot happen: validators are sent
-		// only with a copy): count it as a failure, fetch afresh next.
-		out = status.Outcome{Verdict: status.DisallowAll, Class: status.Unreachable,
-			Reason: out.Reason + ", but no copy is held", StatusCode: out.StatusCode}
-	case !out.Unreachable():
-		return &cache.Entry{
-			Value:        newState(res, out, c.agents),
-			FetchedAt:    now,
-			FreshUntil:   now.Add(ttl),
-			ETag:         h.Get("ETag"),
-			LastModified: h.Get("Last-Modified"),
-		}
+	g := rec.GoodCopy()
+	var gc *compiled
+	if g != nil {
+		gc = c.compile(g, prev)
 	}
-	// Unreachable: remember since when, keep the last good copy, and back
-	// off, however many callers ask in the meantime.
-	e := &cache.Entry{Value: newState(res, out, c.agents), FetchedAt: now, UnreachableSince: now, Failures: 1}
-	if old != nil {
-		e.Good = goodCopy(old)
-		if old.Unreachable() {
-			e.UnreachableSince, e.Failures = old.UnreachableSince, old.Failures+1
+	if rec.Unreachable() {
+		return &compiled{verdict: status.DisallowAll, outage: true, good: gc}
+	}
+	return gc
+}
+
+// goodCopy returns the compiled form of the good copy v stands for.
+func (v *compiled) goodCopy() *compiled {
+	if v.outage {
+		return v.good
+	}
+	return v
+}
+
+// compile returns the compiled form of the good record g, reusing prev when
+// it is of the very same body.
+func (c *Client) compile(g *cache.Record, prev *compiled) *compiled {
+	v := &compiled{verdict: c.verdictOf(g)}
+	if v.verdict != status.Rules {
+		return v
+	}
+	if prev != nil && prev.rules != nil && len(g.Body) > 0 && len(prev.body) == len(g.Body) &&
+		unsafe.SliceData(prev.body) == unsafe.SliceData(g.Body) {
+		return prev
+	}
+	var r *parser.Robots
+	if len(g.Body) > 0 {
+		r = parser.Parse(g.Body)
+		// Copies: the parsed file, which they point into, is not kept.
+		v.sitemaps = make([]string, len(r.Sitemaps))
+		for i, u := range r.Sitemaps {
+			v.sitemaps[i] = strings.Clone(u)
 		}
 	}
-	retry := out.RetryAfter
-	if retry.IsZero() {
-		retry = now.Add(cache.Backoff(e.Failures, rand.Float64()))
-	}
-	e.FreshUntil = retry
-	return e
+	// An empty file is a file without groups: everything allowed.
+	v.rules, v.body = matcher.Compile(r, c.agents...), g.Body
+	return v
 }
 
-// goodCopy returns the good copy e stands for: e itself when its fetch said
-// something about the file, else the copy it keeps, if any.
-func goodCopy(e *cache.Entry) *cache.Entry {
-	if e == nil {
-		return nil
+// verdictOf says what the good record g means for this Client. A 401 or 403
+// follows this Client's DisallowOn401403 whatever the Client that made the
+// record thought, so that Clients sharing records may differ on it.
+func (c *Client) verdictOf(g *cache.Record) status.Verdict {
+	switch g.Class {
+	case status.Success, status.Empty:
+		return status.Rules
+	case status.Unavailable, status.AuthDenied:
+		if (g.StatusCode == http.StatusUnauthorized || g.StatusCode == http.StatusForbidden) && c.classify.DisallowOnAuthError {
+			return status.DisallowAll
+		}
+		return status.AllowAll
+	case status.RedirectFailed:
+		return status.AllowAll
 	}
-	if !e.Unreachable() {
-		return e
-	}
-	return e.Good
+	return status.DisallowAll
 }
 
-// validators returns those of the good copy old stands for, if any.
-func validators(old *cache.Entry) fetch.Validators {
-	if g := goodCopy(old); g != nil {
-		return fetch.Validators{ETag: g.ETag, LastModified: g.LastModified}
+// basis returns what answers for e at now: the compiled file and the record
+// it comes from; for an outage, the good copy, for the whole outage (RFC 9309
+// §2.3.1.4 lets a crawler keep using a cached copy; Google does), or, with
+// none, nothing and the blanket reason: disallow, and after
+// UnreachableAllowAfter allow.
+func (c *Client) basis(e *entry, now time.Time) (v *compiled, src *cache.Record, blanket Reason) {
+	rec := e.Record
+	if !rec.Unreachable() {
+		return e.Value, rec, 0
 	}
-	return fetch.Validators{}
-}
-
-// basis returns the entry whose state answers at now, and whether it is a
-// stale good copy standing in for an unreachable authority; nil with the
-// reason when the answer is a blanket one.
-func (c *Client) basis(e *cache.Entry, now time.Time) (use *cache.Entry, stale bool, blanket Reason) {
-	if !e.Unreachable() {
-		return e, false, 0
+	if rec.Good != nil && e.Value.good != nil {
+		return e.Value.good, rec.Good, 0
 	}
-	if g := e.Good; g != nil && (c.allowAfter < 0 || now.Sub(g.FetchedAt) <= c.allowAfter) {
-		return g, true, 0
+	if c.allowAfter >= 0 && now.Sub(rec.UnreachableSince) > c.allowAfter {
+		return nil, rec, UnreachableTooLong
 	}
-	if c.allowAfter >= 0 && now.Sub(e.UnreachableSince) > c.allowAfter {
-		return nil, false, UnreachableTooLong
-	}
-	return nil, false, Unreachable
+	return nil, rec, Unreachable
 }
 
 // fromMatcher maps the matcher's reasons to a Decision's.
@@ -147,15 +139,14 @@ var fromMatcher = [...]Reason{
 }
 
 // allowed is the verdict of entry e on the wire path at now.
-func (c *Client) allowed(e *cache.Entry, path string, now time.Time) bool {
-	use, _, blanket := c.basis(e, now)
-	if use == nil {
+func (c *Client) allowed(e *entry, path string, now time.Time) bool {
+	v, _, blanket := c.basis(e, now)
+	if v == nil {
 		return blanket == UnreachableTooLong
 	}
-	s := use.Value.(*state)
-	switch s.verdict {
+	switch v.verdict {
 	case status.Rules:
-		return s.rules.Allowed(path)
+		return v.rules.Allowed(path)
 	case status.AllowAll:
 		return true
 	default:
@@ -164,24 +155,27 @@ func (c *Client) allowed(e *cache.Entry, path string, now time.Time) bool {
 }
 
 // decide is allowed, explained.
-func (c *Client) decide(e *cache.Entry, path string, now time.Time) Decision {
-	use, stale, blanket := c.basis(e, now)
-	d := Decision{Stale: stale, FreshUntil: e.FreshUntil, UnreachableSince: e.UnreachableSince}
-	src := e
-	if use != nil {
-		src = use
+func (c *Client) decide(e *entry, path string, now time.Time) Decision {
+	v, src, blanket := c.basis(e, now)
+	d := Decision{
+		Stale:            src != e.Record,
+		RobotsURL:        src.URL,
+		FinalURL:         src.FinalURL,
+		Redirects:        slices.Clone(src.Redirects), // the cache's are not the caller's to change
+		StatusCode:       src.StatusCode,
+		Outcome:          src.Outcome,
+		FetchedAt:        src.FetchedAt,
+		FreshUntil:       e.Record.FreshUntil,
+		UnreachableSince: e.Record.UnreachableSince,
 	}
-	s := src.Value.(*state)
-	d.RobotsURL, d.FinalURL, d.Redirects = s.robotsURL, s.finalURL, s.redirects
-	d.StatusCode, d.Outcome, d.FetchedAt = s.status, s.outcome, src.FetchedAt
-	if use == nil {
+	if v == nil {
 		d.Reason, d.Allowed = blanket, blanket == UnreachableTooLong
 		return d
 	}
-	switch s.verdict {
+	switch v.verdict {
 	case status.Rules:
-		res := s.rules.Match(path)
-		d.Allowed, d.Rule, d.Agents = res.Allowed, res.Rule, s.rules.Agents()
+		res := v.rules.Match(path)
+		d.Allowed, d.Rule, d.Agents = res.Allowed, res.Rule, v.rules.Agents()
 		d.Reason = fromMatcher[res.Reason]
 	case status.AllowAll:
 		d.Allowed, d.Reason = true, Unavailable

@@ -25,10 +25,12 @@ var allowedImports = map[string][]string{
 	"matcher":             {"parser", "internal/urlpath"},
 	"fetch":               {"internal/authority", "golang.org/x/net/"},
 	"status":              {"fetch"},
-	"cache":               {"github.com/hashicorp/golang-lru/v2", "github.com/pquerna/cachecontrol/"},
-	"cache/cachetest":     {"cache", "github.com/stretchr/testify/"},
+	// The cache keeps fetch outcomes: it knows fetch's and status's types,
+	// nothing of parsing or matching.
+	"cache":           {"fetch", "status", "github.com/hashicorp/golang-lru/v2/", "github.com/pquerna/cachecontrol/"},
+	"cache/fleettest": {"cache", "fetch", "status", "github.com/stretchr/testify/"},
 	".": {"parser", "matcher", "fetch", "status", "cache", "internal/authority", "internal/urlpath",
-		"internal/bypass", "golang.org/x/sync/singleflight"},
+		"internal/bypass"},
 	"client": {".", "internal/bypass", "internal/urlpath"},
 	// The command uses the public API only: what it prints is what a
 	// crawler using the library gets.

@@ -6,8 +6,6 @@ import (
 	"log/slog"
 	"time"
 
-	"golang.org/x/sync/singleflight"
-
 	"github.com/crawlkit/robots/cache"
 	"github.com/crawlkit/robots/fetch"
 	"github.com/crawlkit/robots/internal/authority"
@@ -20,21 +18,25 @@ import (
 // authority's /robots.txt once, caches what it says for as long as its
 // caching headers allow (within [MinTTL, 24 h]), and answers from the cache.
 // However many goroutines ask about an authority that is not cached, it is
-// fetched once. A Client is safe for concurrent use and needs no Close: it
-// starts no goroutine of its own outside a fetch.
+// fetched once; when a cached robots.txt expires, callers keep getting its
+// answer while one refetch runs. A Client is safe for concurrent use and
+// needs no Close: the only goroutines it starts are fetches, which end by
+// themselves.
 type Client struct {
 	agents     []string
 	fetcher    *fetch.Fetcher
 	classify   status.Options
-	store      cache.Store
-	flight     singleflight.Group
+	cache      *cache.Cache[*compiled]
+	policy     cache.Policy
 	now        func() time.Time
-	minTTL     time.Duration
 	allowAfter time.Duration // negative: never
 	onFetch    func(FetchEvent)
 	log        *slog.Logger
 	stats      counters
 }
+
+// entry is what the cache holds for an authority.
+type entry = cache.Entry[*compiled]
 
 // New returns a Client configured by o. It fails only on a configuration that
 // cannot work: no UserAgent, an invalid product token, or a fetch setting
@@ -55,29 +57,36 @@ func New(o Options) (*Client, error) {
 		agents:     agents,
 		fetcher:    f,
 		classify:   status.Options{DisallowOnAuthError: o.DisallowOn401403},
-		store:      o.Store,
 		now:        o.Now,
-		minTTL:     o.MinTTL,
 		allowAfter: o.UnreachableAllowAfter,
 		onFetch:    o.OnFetch,
 		log:        o.Logger,
 	}
-	if c.store == nil {
-		c.store = cache.NewLRU(o.CacheSize)
-	}
 	if c.now == nil {
 		c.now = time.Now
 	}
-	if c.minTTL <= 0 {
-		c.minTTL = DefaultMinTTL
+	minTTL := o.MinTTL
+	if minTTL <= 0 {
+		minTTL = DefaultMinTTL
 	}
-	c.minTTL = min(c.minTTL, cache.DefaultLifetime)
+	c.policy = cache.Policy{MinTTL: min(minTTL, cache.DefaultLifetime)}
 	if c.allowAfter == 0 {
 		c.allowAfter = DefaultUnreachableAllowAfter
 	}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
+	c.cache = cache.New(cache.Config[*compiled]{
+		Bytes:      o.cacheBytes(),
+		Fleet:      o.Fleet,
+		MaxFetches: o.MaxConcurrentFetches,
+		Grace:      o.fetchTimeout(),
+		Policy:     c.policy,
+		Now:        c.now,
+		Fetch:      c.fetch,
+		Derive:     c.derive,
+		Logger:     c.log,
+	})
 	return c, nil
 }
 
@@ -99,7 +108,7 @@ func (c *Client) Allowed(ctx context.Context, rawURL string) (bool, error) {
 	if isRobotsTxt(a.PathQuery) {
 		return true, nil // RFC 9309 §2.2.2: never needs a fetch
 	}
-	e, now, err := c.entry(ctx, a)
+	e, _, now, err := c.lookup(ctx, a.Key)
 	if err != nil {
 		return false, &Error{Op: "allowed", URL: rawURL, Err: err}
 	}
@@ -116,75 +125,83 @@ func (c *Client) Check(ctx context.Context, rawURL string) (Decision, error) {
 	if isRobotsTxt(a.PathQuery) {
 		return Decision{Allowed: true, Reason: RobotsTxt, RobotsURL: a.RobotsURL()}, nil
 	}
-	e, now, err := c.entry(ctx, a)
+	e, served, now, err := c.lookup(ctx, a.Key)
 	if err != nil {
 		return Decision{}, &Error{Op: "check", URL: rawURL, Err: err}
 	}
-	return c.decide(e, a.PathQuery, now), nil
+	d := c.decide(e, a.PathQuery, now)
+	d.Stale = d.Stale || served == cache.Stale
+	return d, nil
 }
 
 // CrawlDelay returns the largest Crawl-delay of the robots.txt groups that
 // apply to the crawler on rawURL's authority; zero when there is none.
 // Crawl-delay is not part of RFC 9309: honouring it is the crawler's choice.
 func (c *Client) CrawlDelay(ctx context.Context, rawURL string) (time.Duration, error) {
-	s, err := c.rulesState(ctx, "crawl-delay", rawURL)
-	if err != nil || s == nil || s.rules == nil {
+	v, err := c.rules(ctx, "crawl-delay", rawURL)
+	if err != nil || v == nil || v.rules == nil {
 		return 0, err
 	}
-	return s.rules.CrawlDelay(), nil
+	return v.rules.CrawlDelay(), nil
 }
 
 // Sitemaps returns the Sitemap URLs of rawURL's authority's robots.txt, in
 // file order, each once; none when there is no file.
 func (c *Client) Sitemaps(ctx context.Context, rawURL string) ([]string, error) {
-	s, err := c.rulesState(ctx, "sitemaps", rawURL)
-	if err != nil || s == nil {
+	v, err := c.rules(ctx, "sitemaps", rawURL)
+	if err != nil || v == nil {
 		return nil, err
 	}
-	return append([]string(nil), s.sitemaps...), nil
+	return append([]string(nil), v.sitemaps...), nil
 }
 
-// rulesState returns the state whose file answers for rawURL's authority
-// now, nil when no file does.
-func (c *Client) rulesState(ctx context.Context, op, rawURL string) (*state, error) {
+// rules returns the compiled file that answers for rawURL's authority now,
+// nil when no file does.
+func (c *Client) rules(ctx context.Context, op, rawURL string) (*compiled, error) {
 	a, err := authority.Parse(rawURL)
 	if err != nil {
 		return nil, invalidURL(op, rawURL, err)
 	}
-	e, now, err := c.entry(ctx, a)
+	e, _, now, err := c.lookup(ctx, a.Key)
 	if err != nil {
 		return nil, &Error{Op: op, URL: rawURL, Err: err}
 	}
-	use, _, _ := c.basis(e, now)
-	if use == nil {
-		return nil, nil
-	}
-	return use.Value.(*state), nil
+	v, _, _ := c.basis(e, now)
+	return v, nil
 }
 
-// Invalidate forgets what is cached for rawURL's authority, so that the next
-// question fetches its robots.txt again. A fetch already under way still
-// stores its result.
+// Invalidate forgets what is cached for rawURL's authority, its backoff
+// included, so that the next question fetches its robots.txt again; a fetch
+// already under way will not store its result. With a Fleet, the next
+// question takes the fleet's record if it is fresh.
 func (c *Client) Invalidate(rawURL string) error {
 	a, err := authority.Parse(rawURL)
 	if err != nil {
 		return invalidURL("invalidate", rawURL, err)
 	}
-	c.flight.Forget(a.Key)
-	c.store.Delete(a.Key)
+	c.cache.Invalidate(a.Key)
 	return nil
 }
 
 // Stats returns the Client's counts so far.
 func (c *Client) Stats() Stats {
+	cs := c.cache.Stats()
 	s := Stats{
-		Hits:    c.stats.hits.load(),
-		Misses:  c.stats.misses.load(),
-		Fetches: c.stats.fetches.Load(),
-		Entries: c.store.Len(),
-	}
-	if ev, ok := c.store.(interface{ Evictions() uint64 }); ok {
-		s.Evictions = ev.Evictions()
+		Hits:           c.stats.hits.load(),
+		Misses:         c.stats.misses.Load(),
+		StaleAnswers:   c.stats.stale.Load(),
+		Fetches:        c.stats.fetches.Load(),
+		Entries:        cs.Entries,
+		Bytes:          cs.Bytes,
+		Evictions:      cs.Evictions,
+		Outages:        cs.Outages,
+		FleetHits:      cs.FleetHits,
+		FleetErrors:    cs.FleetErrors,
+		FleetFallbacks: cs.FleetFallbacks,
+		LeasesLost:     cs.LeasesLost,
+		Panics:         cs.Panics + c.stats.panics.Load(),
+		Observed:       c.stats.observed.Load(),
+		Imported:       c.stats.imported.Load(),
 	}
 	c.stats.mu.Lock()
 	if len(c.stats.errors) > 0 {
@@ -211,62 +228,56 @@ func invalidURL(op, rawURL string, cause error) *Error {
 	return &Error{Op: op, URL: rawURL, Err: fmt.Errorf("%w: %w", ErrInvalidURL, cause)}
 }
 
-// entry returns a usable entry for authority a: the cached one while fresh,
-// else the result of a fetch, shared with every other caller asking about a
-// meanwhile. It returns the time the entry is to be judged at.
-func (c *Client) entry(ctx context.Context, a authority.Authority) (*cache.Entry, time.Time, error) {
-	now := c.now()
-	if e, ok := c.store.Get(a.Key); ok && e.Fresh(now) {
+// lookup returns the entry that answers for the authority key, counted.
+func (c *Client) lookup(ctx context.Context, key string) (*entry, cache.Served, time.Time, error) {
+	e, served, now, err := c.cache.Lookup(ctx, key)
+	switch {
+	case err != nil:
+	case served == cache.Hit:
 		c.stats.hits.add()
-		return e, now, nil
+	case served == cache.Stale:
+		c.stats.stale.Add(1)
+	default:
+		c.stats.misses.Add(1)
 	}
-	c.stats.misses.add()
-	if err := ctx.Err(); err != nil {
-		return nil, now, err // do not start a fetch for a caller already gone
-	}
-	// The fetch is detached from this caller: another caller's cancellation
-	// must not fail it, nor must this one's fail theirs. Each caller waits
-	// on its own context.
-	detached := context.WithoutCancel(ctx)
-	ch := c.flight.DoChan(a.Key, func() (any, error) {
-		return c.refresh(detached, a), nil
-	})
-	select {
-	case r := <-ch:
-		return r.Val.(*cache.Entry), c.now(), nil
-	case <-ctx.Done():
-		return nil, now, ctx.Err()
-	}
+	return e, served, now, err
 }
 
-// refresh fetches a's robots.txt, stores the entry it leads to and returns
-// it. It runs once per authority at a time, inside the flight.
-func (c *Client) refresh(ctx context.Context, a authority.Authority) *cache.Entry {
-	// Look again: a flight that ended while this one was being set up may
-	// have stored a fresh entry already.
-	old, _ := c.store.Get(a.Key)
-	if old != nil && old.Fresh(c.now()) {
-		return old
-	}
-	res, err := c.fetcher.Fetch(bypass.With(ctx), a.RobotsURL(), validators(old))
+// fetch fetches key's robots.txt and returns the record that follows held,
+// and its report, which the cache runs once the record is stored. The cache
+// runs fetch once per authority at a time, detached from callers.
+func (c *Client) fetch(ctx context.Context, key string, held *cache.Record) (*cache.Record, func()) {
+	res := c.get(bypass.With(ctx), key, held.Validators())
 	c.stats.fetches.Add(1)
-	if err != nil {
-		// Only a canceled context or an unusable URL fail Fetch; neither
-		// can happen here. Should one, the authority counts as unreachable.
-		res = nil
-		c.log.Error("robots.txt fetch failed unexpectedly", "authority", a.Key, "err", err)
-	}
 	now := c.now()
 	out := c.classify.Classify(res, now)
-	e := c.next(old, res, out, now)
-	c.store.Put(a.Key, e)
-	c.report(a.Key, res, out, e)
-	return e
+	rec := c.policy.Next(key, held, res, out, now)
+	return rec, func() { c.report(key, res, out, rec) }
+}
+
+// get runs one fetch; nil when none could be made, which the status table
+// counts as unreachable. Only a canceled context or an unusable URL fail
+// Fetch, and neither can happen here; a transport that panics is a failed
+// fetch too.
+func (c *Client) get(ctx context.Context, key string, v fetch.Validators) (res *fetch.Result) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.stats.panics.Add(1)
+			c.log.Error("robots.txt fetch panicked", "authority", key, "panic", p)
+			res = nil
+		}
+	}()
+	res, err := c.fetcher.Fetch(ctx, key+"/robots.txt", v)
+	if err != nil {
+		c.log.Error("robots.txt fetch failed unexpectedly", "authority", key, "err", err)
+		return nil
+	}
+	return res
 }
 
 // report counts, logs and hands on one fetch.
-func (c *Client) report(key string, res *fetch.Result, out status.Outcome, e *cache.Entry) {
-	attrs := []any{"authority", key, "outcome", out.Reason, "fresh_until", e.FreshUntil}
+func (c *Client) report(key string, res *fetch.Result, out status.Outcome, rec *cache.Record) {
+	attrs := []any{"authority", key, "outcome", out.Reason, "fresh_until", rec.FreshUntil}
 	if out.Unreachable() {
 		class := "status"
 		if res != nil && res.Err != nil {
@@ -274,12 +285,23 @@ func (c *Client) report(key string, res *fetch.Result, out status.Outcome, e *ca
 			attrs = append(attrs, "err", res.Err)
 		}
 		c.stats.fetchError(class)
-		c.log.Warn("robots.txt unreachable", append(attrs, "failures", e.Failures)...)
+		c.log.Warn("robots.txt unreachable", append(attrs, "failures", rec.Failures)...)
 	} else {
 		c.log.Debug("robots.txt fetched", attrs...)
 	}
 	if c.onFetch != nil {
-		c.onFetch(FetchEvent{Authority: key, Result: res, Outcome: out.Reason,
-			Unreachable: out.Unreachable(), FreshUntil: e.FreshUntil})
+		c.hook(FetchEvent{Authority: key, Result: res, Outcome: out.Reason,
+			Unreachable: out.Unreachable(), FreshUntil: rec.FreshUntil})
 	}
+}
+
+// hook calls OnFetch, containing a panic: the decision is made regardless.
+func (c *Client) hook(ev FetchEvent) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.stats.panics.Add(1)
+			c.log.Error("robots: Options.OnFetch panicked", "authority", ev.Authority, "panic", p)
+		}
+	}()
+	c.onFetch(ev)
 }

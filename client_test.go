@@ -261,9 +261,12 @@ func TestExpiryAndRefetch(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newSite(t, robotsTxt(disallowPrivate, tt.header...))
 			clk := newClock()
-			c := newClient(t, clk, robots.Options{})
+			var o robots.Options
+			fetched := onFetch(&o)
+			c := newClient(t, clk, o)
 			start := clk.Now()
 			d := check(t, c, s.URL+"/x")
+			<-fetched
 			assert.Equal(t, start.Add(tt.ttl), d.FreshUntil)
 
 			clk.Advance(tt.ttl - time.Second)
@@ -272,8 +275,13 @@ func TestExpiryAndRefetch(t *testing.T) {
 
 			s.set(robotsTxt("User-agent: *\nDisallow: /x\n", tt.header...))
 			clk.Advance(time.Second)
-			assert.False(t, allowed(t, c, s.URL+"/x"), "expired: refetched, new rules")
+			d = check(t, c, s.URL+"/x")
+			assert.True(t, d.Allowed, "expired: the copy held answers while it is refetched")
+			assert.True(t, d.Stale)
+			<-fetched
+			assert.False(t, allowed(t, c, s.URL+"/x"), "then the new rules")
 			assert.Equal(t, int32(2), s.requests.Load())
+			assert.Equal(t, uint64(1), c.Stats().StaleAnswers)
 		})
 	}
 }
@@ -290,8 +298,11 @@ func TestMinTTLOption(t *testing.T) {
 func TestUnreachableThenReachable(t *testing.T) {
 	s := newSite(t, statusCode(http.StatusServiceUnavailable))
 	clk := newClock()
-	c := newClient(t, clk, robots.Options{})
+	var o robots.Options
+	fetched := onFetch(&o)
+	c := newClient(t, clk, o)
 	d := check(t, c, s.URL+"/page")
+	<-fetched
 	assert.False(t, d.Allowed)
 	assert.Equal(t, robots.Unreachable, d.Reason)
 	assert.Equal(t, http.StatusServiceUnavailable, d.StatusCode)
@@ -307,6 +318,9 @@ func TestUnreachableThenReachable(t *testing.T) {
 	s.set(robotsTxt(disallowPrivate))
 	clk.Advance(67 * time.Second)
 	d = check(t, c, s.URL+"/page")
+	assert.False(t, d.Allowed, "the outage's answer stands while the retry runs")
+	<-fetched
+	d = check(t, c, s.URL+"/page")
 	assert.True(t, d.Allowed)
 	assert.Equal(t, robots.NoRuleMatched, d.Reason)
 	assert.True(t, d.UnreachableSince.IsZero())
@@ -317,9 +331,13 @@ func TestUnreachableThenReachable(t *testing.T) {
 func TestBackoffGrows(t *testing.T) {
 	s := newSite(t, statusCode(http.StatusBadGateway))
 	clk := newClock()
-	c := newClient(t, clk, robots.Options{})
+	var o robots.Options
+	fetched := onFetch(&o)
+	c := newClient(t, clk, o)
 	var waits []time.Duration
 	for i := 0; i < 9; i++ {
+		check(t, c, s.URL+"/") // the first waits; the others start a retry
+		<-fetched
 		d := check(t, c, s.URL+"/")
 		waits = append(waits, d.FreshUntil.Sub(clk.Now()))
 		clk.Advance(waits[i] + time.Second)
@@ -331,42 +349,61 @@ func TestBackoffGrows(t *testing.T) {
 	}
 }
 
-// 200, then 503: the good copy is served, marked stale, for 30 days from
-// its fetch; with no good copy left, 30 days into the outage everything is
-// allowed.
-func TestStaleThenUnreachableTooLong(t *testing.T) {
+// 200, then 503 for good: the good copy answers, marked stale, for the whole
+// outage, however long (RFC 9309 §2.3.1.4 lets a crawler keep a cached copy;
+// Google does). It never flips to disallow-all and back.
+func TestGoodCopyForTheWholeOutage(t *testing.T) {
 	s := newSite(t, robotsTxt(disallowPrivate))
 	clk := newClock()
-	c := newClient(t, clk, robots.Options{})
+	var o robots.Options
+	fetched := onFetch(&o)
+	c := newClient(t, clk, o)
 	start := clk.Now()
 	assert.False(t, allowed(t, c, s.URL+"/private"))
+	<-fetched
 
 	s.set(statusCode(http.StatusServiceUnavailable))
 	clk.Advance(24 * time.Hour)
-	d := check(t, c, s.URL+"/private")
-	assert.False(t, d.Allowed, "the good copy still says disallowed")
-	assert.True(t, d.Stale)
-	assert.Equal(t, robots.RuleMatched, d.Reason)
-	assert.Equal(t, start, d.FetchedAt, "the copy used is the one fetched first")
-	assert.Equal(t, clk.Now(), d.UnreachableSince)
-	assert.True(t, check(t, c, s.URL+"/public").Allowed, "and allows what it allowed")
+	outage := clk.Now()
+	check(t, c, s.URL+"/private") // expired: a refetch starts
+	<-fetched
+	for day := 0; day < 45; day++ {
+		d := check(t, c, s.URL+"/private")
+		assert.False(t, d.Allowed, "day %d: the good copy still disallows", day)
+		assert.True(t, d.Stale)
+		assert.Equal(t, robots.RuleMatched, d.Reason)
+		assert.Equal(t, start, d.FetchedAt, "the copy used is the one fetched first")
+		assert.Equal(t, outage, d.UnreachableSince)
+		assert.True(t, check(t, c, s.URL+"/public").Allowed, "day %d: and allows what it allowed", day)
+		clk.Advance(24 * time.Hour)
+		check(t, c, s.URL+"/private") // retried (hourly by now): one refetch
+		<-fetched
+	}
+}
 
-	// Day 30 from the copy's fetch: still used.
-	clk.Advance(29*24*time.Hour - time.Minute)
-	d = check(t, c, s.URL+"/public")
-	assert.True(t, d.Stale)
-	assert.True(t, d.Allowed)
-
-	// Past 30 days of age the copy is dropped; the outage is 29 days old.
-	clk.Advance(2 * time.Hour)
-	d = check(t, c, s.URL+"/public")
-	assert.False(t, d.Stale)
+// Unreachable from the start, with no good copy: disallow everything for
+// UnreachableAllowAfter (30 days), then allow everything (Google), and keep
+// retrying, hourly.
+func TestUnreachableWithoutCopy(t *testing.T) {
+	s := newSite(t, statusCode(http.StatusServiceUnavailable))
+	clk := newClock()
+	var o robots.Options
+	fetched := onFetch(&o)
+	c := newClient(t, clk, o)
+	d := check(t, c, s.URL+"/page")
+	<-fetched
 	assert.False(t, d.Allowed)
 	assert.Equal(t, robots.Unreachable, d.Reason)
 
-	// 31 days after the first success, 30 days into the outage: allow all.
-	clk.Advance(24 * time.Hour)
-	d = check(t, c, s.URL+"/private")
+	clk.Advance(30*24*time.Hour - time.Minute)
+	check(t, c, s.URL+"/page")
+	<-fetched
+	d = check(t, c, s.URL+"/page")
+	assert.False(t, d.Allowed, "still within 30 days")
+	assert.False(t, d.Stale)
+
+	clk.Advance(2 * time.Minute)
+	d = check(t, c, s.URL+"/page")
 	assert.True(t, d.Allowed)
 	assert.Equal(t, robots.UnreachableTooLong, d.Reason)
 	assert.Less(t, d.FreshUntil.Sub(clk.Now()), 67*time.Minute, "still retried, hourly")
@@ -389,8 +426,11 @@ func TestRetryAfter(t *testing.T) {
 		t.Run(ra, func(t *testing.T) {
 			s := newSite(t, statusCode(http.StatusTooManyRequests, "Retry-After", ra))
 			clk := newClock()
-			c := newClient(t, clk, robots.Options{})
+			var o robots.Options
+			fetched := onFetch(&o)
+			c := newClient(t, clk, o)
 			d := check(t, c, s.URL+"/x")
+			<-fetched
 			assert.False(t, d.Allowed)
 			assert.Equal(t, clk.Now().Add(2*time.Hour), d.FreshUntil)
 
@@ -398,7 +438,8 @@ func TestRetryAfter(t *testing.T) {
 			allowed(t, c, s.URL+"/x")
 			assert.Equal(t, int32(1), s.requests.Load(), "no refetch before Retry-After")
 			clk.Advance(time.Second)
-			allowed(t, c, s.URL+"/x")
+			assert.False(t, allowed(t, c, s.URL+"/x"))
+			<-fetched
 			assert.Equal(t, int32(2), s.requests.Load())
 		})
 	}
@@ -416,10 +457,15 @@ func TestConditionalRefetch(t *testing.T) {
 		robotsTxt(disallowPrivate, "ETag", `"v1"`, "Last-Modified", "Sat, 21 Nov 2026 10:00:00 GMT", "Cache-Control", "max-age=60")(w, r)
 	})
 	clk := newClock()
-	c := newClient(t, clk, robots.Options{})
+	var o robots.Options
+	fetched := onFetch(&o)
+	c := newClient(t, clk, o)
 	assert.False(t, allowed(t, c, s.URL+"/private"))
+	<-fetched
 
 	clk.Advance(time.Minute)
+	assert.False(t, allowed(t, c, s.URL+"/private"), "expired: the copy answers while it is revalidated")
+	assert.Equal(t, http.StatusNotModified, (<-fetched).Result.StatusCode)
 	d := check(t, c, s.URL+"/private")
 	assert.False(t, d.Allowed, "rules kept")
 	assert.Equal(t, robots.RuleMatched, d.Reason)
@@ -430,17 +476,48 @@ func TestConditionalRefetch(t *testing.T) {
 
 	clk.Advance(2 * time.Minute)
 	allowed(t, c, s.URL+"/private")
+	<-fetched
 	assert.Equal(t, int32(2), s.conditional.Load(), "validators kept across renewals")
+}
+
+// RFC 9111 §4.3.4: a 304 updates the stored headers with its own, and the
+// freshness is computed from the result: a bare 304 gives back the stored
+// max-age, not 24 hours.
+func TestBare304KeepsTheStoredMaxAge(t *testing.T) {
+	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("If-None-Match") == `"v1"` {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		robotsTxt(disallowPrivate, "ETag", `"v1"`, "Cache-Control", "max-age=600")(w, r)
+	})
+	clk := newClock()
+	var o robots.Options
+	fetched := onFetch(&o)
+	c := newClient(t, clk, o)
+	allowed(t, c, s.URL+"/private")
+	<-fetched
+	clk.Advance(10 * time.Minute)
+	allowed(t, c, s.URL+"/private")
+	assert.Equal(t, http.StatusNotModified, (<-fetched).Result.StatusCode)
+	d := check(t, c, s.URL+"/private")
+	assert.Equal(t, clk.Now().Add(10*time.Minute), d.FreshUntil)
+	assert.False(t, d.Allowed)
 }
 
 // A 304 while unreachable renews the good copy it was asked about.
 func TestConditionalRefetchAfterOutage(t *testing.T) {
 	s := newSite(t, robotsTxt(disallowPrivate, "ETag", `"v1"`))
 	clk := newClock()
-	c := newClient(t, clk, robots.Options{})
+	var o robots.Options
+	fetched := onFetch(&o)
+	c := newClient(t, clk, o)
 	allowed(t, c, s.URL+"/")
+	<-fetched
 	s.set(statusCode(http.StatusServiceUnavailable))
 	clk.Advance(25 * time.Hour)
+	allowed(t, c, s.URL+"/")
+	<-fetched
 	assert.True(t, check(t, c, s.URL+"/private").Stale)
 	s.set(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("If-None-Match") == `"v1"` {
@@ -450,6 +527,8 @@ func TestConditionalRefetchAfterOutage(t *testing.T) {
 		w.WriteHeader(http.StatusInternalServerError)
 	})
 	clk.Advance(time.Hour)
+	allowed(t, c, s.URL+"/")
+	<-fetched
 	d := check(t, c, s.URL+"/private")
 	assert.False(t, d.Stale)
 	assert.False(t, d.Allowed)
@@ -478,23 +557,35 @@ func TestSchemesKeptApart(t *testing.T) {
 	assert.Equal(t, uint64(2), st.Fetches)
 }
 
+// The cache is bounded by bytes: past the budget, the least recently used
+// authorities go, and are fetched again when asked about.
 func TestEviction(t *testing.T) {
 	rt, hc := newRouter(t)
-	s := newSite(t, robotsTxt(disallowPrivate))
-	for i := 0; i < 5; i++ {
+	// Files of 480 KB of distinct rules compile to about 1.5 MB each: the
+	// smallest budget (16 × 500 KiB) holds five.
+	var big strings.Builder
+	big.WriteString("User-agent: *\n")
+	for i := 0; big.Len() < 480<<10; i++ {
+		fmt.Fprintf(&big, "Disallow: /private/a-rather-long-path-to-fill-the-file/%d\n", i)
+	}
+	s := newSite(t, robotsTxt(big.String()))
+	const hosts = 8
+	for i := 0; i < hosts; i++ {
 		rt.route(fmt.Sprintf("h%d.test:80", i), hostOf(s.Server))
 	}
-	c := newClient(t, newClock(), robots.Options{HTTPClient: hc, CacheSize: 3})
-	for i := 0; i < 5; i++ {
-		allowed(t, c, fmt.Sprintf("http://h%d.test/", i))
+	c := newClient(t, newClock(), robots.Options{HTTPClient: hc, CacheBytes: 1})
+	for i := 0; i < hosts; i++ {
+		assert.False(t, allowed(t, c, fmt.Sprintf("http://h%d.test/private/a-rather-long-path-to-fill-the-file/0", i)))
 	}
 	st := c.Stats()
-	assert.Equal(t, 3, st.Entries)
-	assert.Equal(t, uint64(2), st.Evictions)
-	allowed(t, c, "http://h0.test/") // evicted: fetched again
-	assert.Equal(t, int32(6), s.requests.Load())
-	allowed(t, c, "http://h4.test/") // still held
-	assert.Equal(t, int32(6), s.requests.Load())
+	assert.Less(t, st.Entries, hosts)
+	assert.Positive(t, st.Entries)
+	assert.Equal(t, uint64(hosts-st.Entries), st.Evictions)
+	assert.LessOrEqual(t, st.Bytes, int64(16*500<<10))
+	allowed(t, c, "http://h0.test/") // the least recently used, evicted: fetched again
+	assert.Equal(t, int32(hosts+1), s.requests.Load())
+	allowed(t, c, fmt.Sprintf("http://h%d.test/", hosts-1)) // the most recent: still held
+	assert.Equal(t, int32(hosts+1), s.requests.Load())
 }
 
 func TestInvalidate(t *testing.T) {

@@ -61,8 +61,11 @@ type Decision struct {
 	Allowed bool
 	// Reason says how the verdict was reached.
 	Reason Reason
-	// Stale reports that robots.txt is unreachable now and the last good
-	// copy, fetched at FetchedAt, was used instead (RFC 9309 §2.3.1.4).
+	// Stale reports that the robots.txt used is past its freshness: the
+	// authority is unreachable and the last good copy, fetched at
+	// FetchedAt, answered instead (RFC 9309 §2.3.1.4; UnreachableSince is
+	// then set), or the cached copy expired and answered while it is being
+	// fetched again.
 	Stale bool
 	// Rule is the deciding rule, as written, with its line, when Reason is
 	// RuleMatched.
@@ -96,7 +99,9 @@ type Decision struct {
 type FetchEvent struct {
 	// Authority is the cache key: scheme, host and port when not default.
 	Authority string
-	// Result is what the fetch got: status, headers, body, redirects, error.
+	// Result is what the fetch got: status, headers, body, redirects, error;
+	// nil when no fetch could be made. It is the receiver's: the cache
+	// keeps copies of what it needs.
 	Result *fetch.Result
 	// Outcome describes what the result means, as Decision.Outcome does.
 	Outcome string

@@ -173,3 +173,12 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+// onFetch makes o's OnFetch send every FetchEvent to the channel it
+// returns. OnFetch runs once a fetch's result is cached: a test waits on
+// the channel for a refetch running in the background.
+func onFetch(o *robots.Options) <-chan robots.FetchEvent {
+	ch := make(chan robots.FetchEvent, 100)
+	o.OnFetch = func(e robots.FetchEvent) { ch <- e }
+	return ch
+}

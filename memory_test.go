@@ -1,13 +1,14 @@
 package robots
 
 import (
-	"bytes"
+	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/crawlkit/robots/cache"
 	"github.com/crawlkit/robots/fetch"
@@ -15,55 +16,159 @@ import (
 	"github.com/crawlkit/robots/status"
 )
 
-// cachedEntry builds what the Client caches for a 200 response with body.
-func cachedEntry(body []byte) *cache.Entry {
-	res := &fetch.Result{URL: "https://example.com/robots.txt", FinalURL: "https://example.com/robots.txt",
-		StatusCode: 200, Body: bytes.Clone(body)}
-	out := status.Outcome{Verdict: status.Rules, Class: status.Success, Reason: "200 OK: rules", StatusCode: 200}
-	return &cache.Entry{Value: newState(res, out, []string{"ExampleBot"}), FetchedAt: time.Now(), FreshUntil: time.Now()}
-}
-
-func heapInUse() uint64 {
+func heapInUse() int64 {
 	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
+	return int64(m.HeapAlloc)
 }
 
-// The bytes a cached authority keeps, over every file of the real corpus,
-// and a full default-size cache of them (DESIGN: under 100 MB for 10,000).
-func TestMemoryPerAuthority(t *testing.T) {
+// memClient returns a Client with a byte budget of budget, for the
+// ExampleBot crawler.
+func memClient(t testing.TB, budget int64) *Client {
+	c, err := New(Options{UserAgent: "ExampleBot/1.0", CacheBytes: budget})
+	require.NoError(t, err)
+	return c
+}
+
+// record is what a Client records for a 200 response with body.
+func (c *Client) record(key string, body []byte) *cache.Record {
+	now := c.now()
+	res := &fetch.Result{URL: key + "/robots.txt", FinalURL: key + "/robots.txt", StatusCode: 200, Body: body}
+	return c.policy.Next(key, nil, res, status.Classify(res, now), now)
+}
+
+// corpusFiles returns the real corpus, in file name order.
+func corpusFiles(t testing.TB) [][]byte {
 	files := sharedtest.Corpus(t)
 	names := make([]string, 0, len(files))
 	for n := range files {
 		names = append(names, n)
 	}
 	slices.Sort(names)
-
-	per := make([]int64, 0, len(names))
-	for _, n := range names {
-		body := files[n]
-		before := heapInUse()
-		e := cachedEntry(body)
-		after := heapInUse()
-		runtime.KeepAlive(e)
-		per = append(per, int64(after)-int64(before))
+	out := make([][]byte, len(names))
+	for i, n := range names {
+		out[i] = files[n]
 	}
+	return out
+}
+
+// hostileFile is a 500 KiB robots.txt of the shape that compiles largest:
+// short, distinct rules (6.7 times its size, compiled).
+func hostileFile(seed int) []byte {
+	var b strings.Builder
+	b.WriteString("User-agent: *\n")
+	for i := 0; b.Len() < fetch.DefaultMaxBytes; i++ {
+		fmt.Fprintf(&b, "allow:/%x-%x\n", seed, i)
+	}
+	return []byte(b.String()[:fetch.DefaultMaxBytes])
+}
+
+// bytesPerAuthority puts every corpus file in a Client and returns what
+// each one counts against the budget, and the heap the whole took.
+func bytesPerAuthority(t testing.TB, files [][]byte) (per []int64, counted, heap int64) {
+	c := memClient(t, 1<<40)
+	recs := make([]*cache.Record, len(files))
+	for i, body := range files {
+		recs[i] = c.record(fmt.Sprintf("https://host-%d.example", i), slices.Clone(body))
+	}
+	before := heapInUse()
+	for _, r := range recs {
+		b := c.Stats().Bytes
+		require.NoError(t, c.cache.Put(r.Authority, r))
+		per = append(per, c.Stats().Bytes-b)
+	}
+	recs = nil
+	heap = heapInUse() - before
+	runtime.KeepAlive(c)
+	// The records were allocated before the heap was measured; the
+	// bodies they hold are part of what the cache keeps.
+	for _, body := range files {
+		heap += int64(len(body))
+	}
+	return per, c.Stats().Bytes, heap
+}
+
+// What the cache counts per authority is what it takes on the heap, and is
+// small: over the real corpus, counted and measured agree within 15 %.
+func TestMemoryPerAuthority(t *testing.T) {
+	files := corpusFiles(t)
+	per, counted, heap := bytesPerAuthority(t, files)
 	sorted := slices.Clone(per)
 	slices.Sort(sorted)
 	median, p90, largest := sorted[len(sorted)/2], sorted[len(sorted)*9/10], sorted[len(sorted)-1]
-	t.Logf("bytes kept per cached authority over %d corpus files: median %d, p90 %d, max %d", len(per), median, p90, largest)
-	assert.Less(t, median, int64(16<<10))
-	assert.Less(t, largest, int64(8<<20))
+	t.Logf("bytes counted per authority over %d corpus files: median %d, p90 %d, max %d; in all %.1f MB counted, %.1f MB on the heap",
+		len(per), median, p90, largest, float64(counted)/1e6, float64(heap)/1e6)
+	assert.InDelta(t, float64(heap), float64(counted), float64(heap)*0.15)
+	assert.Less(t, median, int64(8<<10))
+	assert.Less(t, largest, int64(8*fetch.DefaultMaxBytes))
+}
 
-	// 10,000 authorities, the corpus files in turn.
+// No file, however hostile, takes the heap past the budget: 64 MiB filled
+// with the files that compile largest, several times over.
+func TestMemoryWithinBudget(t *testing.T) {
+	heap, st := fillWithHostileFiles(t, DefaultCacheBytes, 60)
+	t.Logf("64 MiB budget, 60 hostile 500 KiB files: %d held, %.1f MiB counted, heap grew %.1f MiB",
+		st.Entries, float64(st.Bytes)/(1<<20), float64(heap)/(1<<20))
+	assert.LessOrEqual(t, st.Bytes, int64(DefaultCacheBytes))
+	assert.Positive(t, st.Evictions)
+	assert.Less(t, heap, int64(DefaultCacheBytes+4<<20), "the heap stays within the budget and a small constant")
+}
+
+// fillWithHostileFiles puts n hostile files in a Client of the given budget
+// and returns how much the heap grew, and the Client's figures.
+func fillWithHostileFiles(t testing.TB, budget int64, n int) (int64, Stats) {
+	c := memClient(t, budget)
 	before := heapInUse()
-	entries := make([]*cache.Entry, cache.DefaultSize)
-	for i := range entries {
-		entries[i] = cachedEntry(files[names[i%len(names)]])
+	for i := range n {
+		key := fmt.Sprintf("https://hostile-%d.example", i)
+		require.NoError(t, c.cache.Put(key, c.record(key, hostileFile(i))))
 	}
-	total := int64(heapInUse()) - int64(before)
-	runtime.KeepAlive(entries)
-	t.Logf("10,000 cached authorities (corpus files in turn): %.1f MB", float64(total)/1e6)
-	assert.Less(t, total, int64(100e6))
+	heap := heapInUse() - before
+	runtime.KeepAlive(c)
+	return heap, c.Stats()
+}
+
+// BenchmarkCacheMemory reports the bytes a cached authority takes, over the
+// corpus (B/authority, the median, and the mean of the heap), and the heap
+// after filling the default 64 MiB budget with hostile files (heap-MiB).
+func BenchmarkCacheMemory(b *testing.B) {
+	b.Run("corpus", func(b *testing.B) {
+		files := corpusFiles(b)
+		for b.Loop() {
+			per, _, heap := bytesPerAuthority(b, files)
+			slices.Sort(per)
+			b.ReportMetric(float64(per[len(per)/2]), "B/authority-median")
+			b.ReportMetric(float64(heap)/float64(len(files)), "heap-B/authority")
+		}
+	})
+	b.Run("hostile-64MiB", func(b *testing.B) {
+		for b.Loop() {
+			heap, st := fillWithHostileFiles(b, DefaultCacheBytes, 60)
+			b.ReportMetric(float64(heap)/(1<<20), "heap-MiB")
+			b.ReportMetric(float64(st.Entries), "authorities")
+		}
+	})
+}
+
+// The budget never goes below 16 times the body cap, so the largest files
+// fit.
+func TestCacheBytesBounds(t *testing.T) {
+	for _, tt := range []struct {
+		o    Options
+		want int64
+	}{
+		{Options{}, DefaultCacheBytes},
+		{Options{CacheBytes: -1}, DefaultCacheBytes},
+		{Options{CacheBytes: 1 << 30}, 1 << 30},
+		{Options{CacheBytes: 1}, 16 * fetch.DefaultMaxBytes},
+		{Options{CacheBytes: 1, MaxBytes: 4 << 20}, 64 << 20},
+		{Options{MaxBytes: 8 << 20}, 128 << 20},
+	} {
+		assert.Equal(t, tt.want, tt.o.cacheBytes(), "%+v", tt.o)
+	}
+	// And the largest entry a hostile file makes is within half of that.
+	c := memClient(t, 0)
+	require.NoError(t, c.cache.Put("https://h.example", c.record("https://h.example", hostileFile(0))))
+	assert.Less(t, c.Stats().Bytes, int64(8*fetch.DefaultMaxBytes))
 }

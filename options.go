@@ -19,10 +19,29 @@ const (
 	DefaultMinTTL = time.Minute
 	// DefaultUnreachableAllowAfter is how long an authority may stay
 	// unreachable, without a good copy held, before everything is allowed
-	// (Google; RFC 9309 §2.3.1.4 names 30 days as an example). It is also
-	// how old a good copy may be and still be used while unreachable.
+	// (Google; RFC 9309 §2.3.1.4 names 30 days as an example).
 	DefaultUnreachableAllowAfter = 30 * 24 * time.Hour
+	// DefaultCacheBytes is the default of Options.CacheBytes.
+	DefaultCacheBytes = 64 << 20
 )
+
+// cacheBytes returns the byte budget o asks for, within its bounds.
+func (o *Options) cacheBytes() int64 {
+	maxBytes := min(max(o.MaxBytes, fetch.DefaultMaxBytes), fetch.MaxMaxBytes)
+	b := o.CacheBytes
+	if b <= 0 {
+		b = DefaultCacheBytes
+	}
+	return max(b, 16*maxBytes)
+}
+
+// fetchTimeout returns the fetch timeout o asks for.
+func (o *Options) fetchTimeout() time.Duration {
+	if o.FetchTimeout <= 0 {
+		return fetch.DefaultTimeout
+	}
+	return o.FetchTimeout
+}
 
 // Options configures a Client. Every zero field means its documented
 // default; New fails only on a configuration that cannot work.
@@ -45,13 +64,30 @@ type Options struct {
 	// Transport and Timeout are used (see fetch.Config.HTTPClient).
 	HTTPClient *http.Client
 
-	// Store holds the cached entries; nil means an in-memory LRU of
-	// CacheSize entries. See package cache and cache/cachetest.
-	Store cache.Store
+	// CacheBytes bounds the memory of the cache: each authority counts
+	// its robots.txt, the rules compiled from it and its bookkeeping, as
+	// they weigh in memory, and the least recently used authorities are
+	// evicted past the bound. Zero or negative means DefaultCacheBytes
+	// (64 MiB); below 16 times the body cap (MaxBytes, 500 KiB by default)
+	// means that, so that the largest files always fit.
+	//
+	// The politeness state of authorities that fail (their backoff and
+	// outage start) is kept apart, for up to cache.DefaultOutages (65,536)
+	// authorities (about 175 bytes each), and survives the eviction of
+	// their rules.
+	CacheBytes int64
 
-	// CacheSize is the number of authorities the default Store keeps; zero
-	// or negative means cache.DefaultSize (10,000).
-	CacheSize int
+	// MaxConcurrentFetches bounds the robots.txt fetches in flight at once
+	// across the Client; zero or negative means no bound. Callers queued
+	// behind the bound still give up when their context ends.
+	MaxConcurrentFetches int
+
+	// Fleet, when set, shares robots.txt records with other Clients,
+	// usually in other processes: an authority is fetched once for all of
+	// them, and its backoff holds for all of them. See cache.Fleet,
+	// cache.MemoryFleet and package redisfleet. A failing Fleet falls back
+	// to fetching locally and never fails a decision.
+	Fleet cache.Fleet
 
 	// MinTTL is the shortest time a fetched robots.txt is kept, whatever its
 	// caching headers say (no-store, max-age=0). Zero or negative means
@@ -64,7 +100,9 @@ type Options struct {
 
 	// FetchTimeout bounds one robots.txt fetch, all redirects included;
 	// zero or negative means 30 seconds. A caller's context bounds only that
-	// caller's wait, never the shared fetch.
+	// caller's wait, never the shared fetch. It also bounds how long an
+	// expired robots.txt keeps answering while it is refetched, and, with a
+	// Fleet, how long a fetch lease lasts (plus cache.LeaseMargin).
 	FetchTimeout time.Duration
 
 	// SameSiteRedirects refuses robots.txt redirects to another site (the
@@ -82,10 +120,10 @@ type Options struct {
 	DisallowOn401403 bool
 
 	// UnreachableAllowAfter is how long an authority may stay unreachable,
-	// with no good copy held, before everything is allowed; and how old a
-	// good copy may be and still be used while unreachable. Zero means
+	// with no good copy held, before everything is allowed. Zero means
 	// DefaultUnreachableAllowAfter (30 days); negative means never allow:
-	// disallow until the authority answers.
+	// disallow until the authority answers. A good copy, when one is held,
+	// answers for the whole outage, however long.
 	UnreachableAllowAfter time.Duration
 
 	// Now returns the current time. Nil means time.Now. Tests set it to
@@ -93,8 +131,10 @@ type Options struct {
 	Now func() time.Time
 
 	// OnFetch, when set, is called after every robots.txt fetch with what
-	// was fetched and what it means, for metrics and logs. It runs in the
-	// fetch, before waiting callers get their answer: keep it fast.
+	// was fetched and what it means, for metrics and logs. It runs once the
+	// result is cached and before waiting callers get their answer: a test
+	// that waits for it sees the cache as callers will. Keep it fast. A
+	// panic in it is recovered, logged and counted (Stats.Panics).
 	OnFetch func(FetchEvent)
 
 	// Logger receives a record of every fetch (debug level, warn for an

@@ -37,7 +37,7 @@ func TestManyColdAuthorities(t *testing.T) {
 	for i := 0; i < hosts; i++ {
 		rt.route(fmt.Sprintf("h%d.test:80", i), hostOf(srv))
 	}
-	c := newClient(t, newClock(), robots.Options{HTTPClient: hc, CacheSize: 2 * hosts})
+	c := newClient(t, newClock(), robots.Options{HTTPClient: hc})
 
 	start := make(chan struct{})
 	var wg sync.WaitGroup

@@ -6,25 +6,53 @@ import (
 	"sync/atomic"
 )
 
-// Stats counts what a Client has done since New.
+// Stats counts what a Client has done since New. Every answer counts once,
+// as a hit, a miss or a stale answer.
 type Stats struct {
-	// Hits counts answers from a fresh cached entry.
+	// Hits counts answers from a fresh cached entry, or from the backoff
+	// of an authority whose entry was evicted.
 	Hits uint64
-	// Misses counts answers that needed a fetch: the authority was not
-	// cached, or its entry had expired. Callers waiting on one shared fetch
-	// each count.
+	// Misses counts answers that waited: for a fetch, or for a record from
+	// the Fleet. Callers waiting on one shared fetch each count.
 	Misses uint64
-	// Fetches counts robots.txt fetches made.
+	// StaleAnswers counts answers given from an expired entry while its
+	// refetch ran.
+	StaleAnswers uint64
+	// Fetches counts the robots.txt fetches this Client made (HTTP).
 	Fetches uint64
 	// FetchErrors counts fetches that left the authority unreachable, by
 	// class: a transport failure's class ("dns", "timeout", …) or "status"
 	// for a 429, 5xx or odd status.
 	FetchErrors map[string]uint64
-	// Entries is the number of authorities cached now.
+
+	// Entries is the number of authorities cached now, and Bytes what they
+	// weigh (see Options.CacheBytes).
 	Entries int
-	// Evictions counts entries evicted to make room, when the Store counts
-	// them (the default one does).
+	Bytes   int64
+	// Evictions counts entries evicted to make room.
 	Evictions uint64
+	// Outages is the number of authorities whose robots.txt cannot be
+	// fetched now, whose backoff the Client remembers.
+	Outages int
+
+	// FleetHits counts records taken from the Fleet instead of fetched.
+	FleetHits uint64
+	// FleetErrors counts Fleet operations that failed or panicked, and
+	// records from it that could not be trusted.
+	FleetErrors uint64
+	// FleetFallbacks counts fetches made because the Fleet failed, or
+	// because another process's fetch never came.
+	FleetFallbacks uint64
+	// LeasesLost counts fetches whose Fleet lease ran out before their
+	// record was published; the record published by another stays.
+	LeasesLost uint64
+
+	// Panics counts panics contained: of Options.OnFetch, of a transport,
+	// of the Fleet. Each is logged; the decision is made regardless.
+	Panics uint64
+	// Observed and Imported count the records taken from Observe and
+	// Import.
+	Observed, Imported uint64
 }
 
 // striped is a counter that many goroutines add to without contending on
@@ -46,12 +74,13 @@ func (s *striped) load() uint64 {
 	return n
 }
 
-// counters are a Client's running counts.
+// counters are a Client's running counts. Hits are striped: every cache
+// hit adds one, from every goroutine.
 type counters struct {
-	hits, misses striped
-	fetches      atomic.Uint64
-	mu           sync.Mutex
-	errors       map[string]uint64
+	hits                                               striped
+	misses, stale, fetches, panics, observed, imported atomic.Uint64
+	mu                                                 sync.Mutex
+	errors                                             map[string]uint64
 }
 
 func (c *counters) fetchError(class string) {

@@ -1,17 +1,13 @@
 package cache_test
 
 import (
-	"fmt"
 	"net/http"
 	"testing"
 	"time"
 
-	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/crawlkit/robots/cache"
-	"github.com/crawlkit/robots/cache/cachetest"
 )
 
 var now = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
@@ -100,80 +96,4 @@ func TestBackoff(t *testing.T) {
 	assert.Equal(t, 54*time.Second, cache.Backoff(1, 0))
 	assert.Equal(t, 66*time.Second, cache.Backoff(1, 1))
 	assert.Equal(t, 54*time.Minute, cache.Backoff(9, -3), "u is clamped")
-}
-
-func TestEntry(t *testing.T) {
-	e := &cache.Entry{FreshUntil: now.Add(time.Minute)}
-	assert.True(t, e.Fresh(now))
-	assert.False(t, e.Fresh(now.Add(time.Minute)))
-	assert.False(t, e.Unreachable())
-	e.UnreachableSince = now
-	assert.True(t, e.Unreachable())
-}
-
-func TestLRUConformance(t *testing.T) {
-	cachetest.Run(t, func(capacity int) cache.Store { return cache.NewLRU(capacity) })
-}
-
-func TestLRURecency(t *testing.T) {
-	l := cache.NewLRU(3)
-	for _, k := range []string{"a", "b", "c"} {
-		l.Put(k, &cache.Entry{})
-	}
-	_, ok := l.Get("a") // a is now the most recently used
-	require.True(t, ok)
-	l.Put("d", &cache.Entry{}) // evicts b, the least recently used
-	_, ok = l.Get("b")
-	assert.False(t, ok, "b evicted")
-	for _, k := range []string{"a", "c", "d"} {
-		_, ok := l.Get(k)
-		assert.True(t, ok, k)
-	}
-	assert.Equal(t, uint64(1), l.Evictions())
-	l.Delete("a")
-	assert.Equal(t, uint64(1), l.Evictions(), "a deletion is not an eviction")
-	assert.Equal(t, 2, l.Len())
-	assert.Equal(t, cache.DefaultSize, fillCount(cache.NewLRU(0)), "size < 1 means the default")
-}
-
-func fillCount(l *cache.LRU) int {
-	for i := 0; i < cache.DefaultSize+10; i++ {
-		l.Put(fmt.Sprint(i), &cache.Entry{})
-	}
-	return l.Len()
-}
-
-// BenchmarkGetParallel compares a hit in the LRU with a hit in golang-lru
-// alone, whose Get takes an exclusive lock, both from all goroutines on a few
-// hot keys. Run with -cpu 1,2,4,...: the LRU's time per op must not grow.
-func BenchmarkGetParallel(b *testing.B) {
-	keys := []string{"https://a.example", "https://b.example", "https://c.example", "https://d.example"}
-	b.Run("store=LRU", func(b *testing.B) {
-		l := cache.NewLRU(100)
-		for _, k := range keys {
-			l.Put(k, &cache.Entry{})
-		}
-		b.ReportAllocs()
-		b.RunParallel(func(pb *testing.PB) {
-			i := 0
-			for pb.Next() {
-				l.Get(keys[i&3])
-				i++
-			}
-		})
-	})
-	b.Run("store=golang-lru", func(b *testing.B) {
-		l, _ := lru.New[string, *cache.Entry](100)
-		for _, k := range keys {
-			l.Add(k, &cache.Entry{})
-		}
-		b.ReportAllocs()
-		b.RunParallel(func(pb *testing.PB) {
-			i := 0
-			for pb.Next() {
-				l.Get(keys[i&3])
-				i++
-			}
-		})
-	})
 }

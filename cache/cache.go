@@ -1,0 +1,708 @@
+// Package cache remembers what each authority's robots.txt said, for how
+// long, and how politely to ask again; and shares it between processes.
+//
+// A Record is one authority's fetch outcome as plain data: it encodes
+// (MarshalBinary, export streams) and moves between processes through a
+// Fleet. Policy.Next computes the record that follows a fetch: freshness
+// from the caching headers, backoff, the good copy kept through an outage,
+// 304 renewals. A Cache holds, per authority, the Record and a value derived
+// from it (package robots derives compiled rules), in three tiers:
+//
+//   - local: a byte-bounded LRU whose hits take no lock and allocate nothing;
+//   - politeness: the outage state of authorities that fail, kept apart so
+//     that it survives the eviction of their records;
+//   - fleet (optional): records and fetch leases shared by processes.
+//
+// A Cache runs at most one fetch per authority at a time. When a held entry
+// expires, callers keep getting it while one background refresh runs (for at
+// most a grace period); only callers of an authority with nothing to serve
+// wait. Invalidate and Put start a new generation: a fetch begun before them
+// never becomes current.
+//
+// The cache decides how long things last and when to fetch; it knows
+// nothing of rules or matching, and makes no HTTP request itself: the
+// fetch, and the derivation of values, are its caller's.
+//
+// Non-goals: expiry in the background (entries expire when read, and a
+// refresh ends by itself: nothing to Close), and eviction policies other
+// than least recently used.
+package cache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/crawlkit/robots/status"
+)
+
+// Config configures a Cache. Fetch and Derive are required.
+type Config[V Sizer] struct {
+	// Bytes bounds the local tier: each entry counts its record, its value
+	// and its key as they weigh in memory, plus a small constant.
+	Bytes int64
+
+	// Outages bounds the politeness table; zero means DefaultOutages.
+	Outages int
+
+	// Fleet, when set, is the tier shared with other processes.
+	Fleet Fleet
+	// FleetTimeout bounds each operation on the fleet; zero means
+	// DefaultFleetTimeout.
+	FleetTimeout time.Duration
+
+	// MaxFetches bounds the fetches in flight at once; zero means no bound.
+	MaxFetches int
+
+	// Grace is how long an expired entry keeps being served while its
+	// refresh runs; a fleet lease lasts Grace plus LeaseMargin. It should
+	// be the fetch's timeout.
+	Grace time.Duration
+
+	// Policy computes records; Fetch normally uses it, and the Cache does
+	// when a fetch fails unexpectedly.
+	Policy Policy
+
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+
+	// Fetch fetches key's robots.txt and returns the record that follows
+	// held, the record the cache holds for key (nil when none), and, if not
+	// nil, a function to run once the record is stored (or refused, when
+	// the flight was superseded), before waiting callers get it: there, a
+	// caller's hook sees the cache as its callers will. Fetch runs in a
+	// flight of its own, at most one per key at a time, detached from every
+	// caller. A panic, or a nil record, counts as a failed fetch.
+	Fetch func(ctx context.Context, key string, held *Record) (*Record, func())
+
+	// Derive returns the value to answer with from rec. held is the entry
+	// rec replaces, if any, whose value Derive may reuse. A panic is
+	// contained: the record then counts as a failed fetch.
+	Derive func(rec *Record, held *Entry[V]) V
+
+	// Logger receives contained panics and fleet failures; nil means
+	// silent.
+	Logger *slog.Logger
+}
+
+// Defaults of Config.
+const (
+	DefaultFleetTimeout = 2 * time.Second
+	// LeaseMargin is what a fleet lease lasts beyond Config.Grace: the
+	// time a holder has to publish after its fetch timed out.
+	LeaseMargin = 5 * time.Second
+)
+
+// Served says how Lookup found its answer.
+type Served uint8
+
+// The ways of Served.
+const (
+	// Hit: a fresh entry.
+	Hit Served = iota + 1
+	// Stale: an expired entry, served while its refresh runs.
+	Stale
+	// Waited: an entry the caller waited for: fetched, or read from the
+	// fleet.
+	Waited
+)
+
+// Cache holds the tiers and runs the fetches. It is safe for concurrent
+// use; its zero value is not: use New.
+type Cache[V Sizer] struct {
+	cfg     Config[V]
+	local   *local[V]
+	outages *politeness
+	slots   chan struct{} // nil: no bound
+	lease   time.Duration
+	log     *slog.Logger
+
+	mu      sync.Mutex // guards flights; orders commits, Put and Invalidate
+	flights map[string]*flight[V]
+
+	fleetHits, fleetErrors, fallbacks, leaseLost, panics atomic.Uint64
+}
+
+// flight is one fetch of an authority and the callers waiting on it.
+type flight[V Sizer] struct {
+	start time.Time
+	done  chan struct{} // closed when entry or err is set
+	early chan struct{} // closed when stale is set
+	entry *Entry[V]
+	stale *Entry[V] // a copy to serve until done, from the fleet
+	err   error
+
+	superseded bool // by Invalidate or Put: its result is not stored; under Cache.mu
+}
+
+// New returns a Cache configured by cfg.
+func New[V Sizer](cfg Config[V]) *Cache[V] {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.FleetTimeout <= 0 {
+		cfg.FleetTimeout = DefaultFleetTimeout
+	}
+	c := &Cache[V]{
+		cfg:     cfg,
+		local:   newLocal[V](cfg.Bytes),
+		outages: newPoliteness(cfg.Outages),
+		lease:   cfg.Grace + LeaseMargin,
+		log:     cfg.Logger,
+		flights: map[string]*flight[V]{},
+	}
+	if cfg.MaxFetches > 0 {
+		c.slots = make(chan struct{}, cfg.MaxFetches)
+	}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
+
+// Lookup returns key's entry for a caller: the fresh one held; else, while
+// a refresh runs, the expired one (for at most the grace period, and only
+// if it is at most DefaultLifetime old or the authority is unreachable,
+// RFC 9309 §2.4); else the outcome of the fetch, once it is there. It also
+// returns the time the entry is to be judged at. ctx bounds only this
+// caller's wait, never the fetch; the error is ctx's, or, should deriving a
+// value fail even for a failed fetch, that failure.
+func (c *Cache[V]) Lookup(ctx context.Context, key string) (*Entry[V], Served, time.Time, error) {
+	now := c.cfg.Now()
+	e, ok := c.local.get(key)
+	if ok && e.Record.Fresh(now) {
+		return e, Hit, now, nil
+	}
+	return c.miss(ctx, key, e, now)
+}
+
+func (c *Cache[V]) miss(ctx context.Context, key string, held *Entry[V], now time.Time) (*Entry[V], Served, time.Time, error) {
+	if held == nil {
+		// An authority in backoff whose record was evicted answers from
+		// its outage alone, without a fetch.
+		if o, ok := c.outages.get(key); ok && now.Before(o.NextRetry) {
+			if e, err := c.derive(o.Record(key), nil); err == nil {
+				c.keep(key, e)
+				return e, Hit, now, nil
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, 0, now, err // no fetch for a caller already gone
+	}
+	fl := c.join(key, now)
+	if held != nil && servable(held.Record, now) && now.Sub(fl.start) < c.cfg.Grace {
+		return held, Stale, now, nil
+	}
+	select {
+	case <-fl.done:
+	case <-fl.early:
+		select {
+		case <-fl.done:
+		default:
+			return fl.stale, Stale, c.cfg.Now(), nil
+		}
+	case <-ctx.Done():
+		return nil, 0, now, ctx.Err()
+	}
+	if fl.err != nil {
+		return nil, 0, now, fl.err
+	}
+	return fl.entry, Waited, c.cfg.Now(), nil
+}
+
+// servable reports whether r may answer past its freshness while it is
+// refreshed: it is at most DefaultLifetime old (RFC 9309 §2.4: a crawler
+// should not use a cached robots.txt for more than 24 hours), or it stands
+// for an outage, which keeps its answer until the authority answers.
+func servable(r *Record, now time.Time) bool {
+	return r.Unreachable() || now.Sub(r.FetchedAt) <= DefaultLifetime
+}
+
+// join returns the flight of key, starting one if none runs.
+func (c *Cache[V]) join(key string, now time.Time) *flight[V] {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if fl, ok := c.flights[key]; ok {
+		return fl
+	}
+	fl := &flight[V]{start: now, done: make(chan struct{}), early: make(chan struct{})}
+	c.flights[key] = fl
+	go c.run(key, fl)
+	return fl
+}
+
+// run is the flight of key: it looks again, obtains the record (from the
+// fleet or a fetch), derives its value and stores it, unless the flight was
+// superseded meanwhile.
+func (c *Cache[V]) run(key string, fl *flight[V]) {
+	defer func() {
+		c.mu.Lock()
+		if c.flights[key] == fl {
+			delete(c.flights, key)
+		}
+		c.mu.Unlock()
+		close(fl.done)
+	}()
+	// A flight that ended while this one was being set up may have stored
+	// a fresh entry already.
+	held, _ := c.local.get(key)
+	if held != nil && held.Record.Fresh(c.cfg.Now()) {
+		fl.entry = held
+		return
+	}
+	var heldRec *Record
+	if held != nil {
+		heldRec = held.Record
+	} else if o, ok := c.outages.get(key); ok {
+		heldRec = o.Record(key)
+	}
+	rec, after := c.obtain(key, heldRec, fl)
+	if after != nil {
+		defer c.contain("Fetch's after function", key, after)
+	}
+	e, err := c.derive(rec, held)
+	if err != nil {
+		now := c.cfg.Now()
+		if e, err = c.derive(c.cfg.Policy.Next(key, heldRec, nil, status.Classify(nil, now), now), held); err != nil {
+			fl.err = err
+			return
+		}
+	}
+	c.commit(key, fl, e)
+	fl.entry = e
+}
+
+// commit stores e for key unless fl was superseded, and reports whether it
+// did.
+func (c *Cache[V]) commit(key string, fl *flight[V], e *Entry[V]) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if fl.superseded {
+		return false
+	}
+	c.local.put(key, e)
+	c.outages.note(key, e.Record)
+	return true
+}
+
+// keep stores e for key unless a flight runs for it.
+func (c *Cache[V]) keep(key string, e *Entry[V]) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.flights[key]; !ok {
+		c.local.put(key, e)
+	}
+}
+
+// supersede ends the current generation of key: its flight, if any, will
+// not store its result. c.mu is held.
+func (c *Cache[V]) supersede(key string) {
+	if fl, ok := c.flights[key]; ok {
+		fl.superseded = true
+		delete(c.flights, key)
+	}
+}
+
+// derive makes the entry of rec, containing a panic of Config.Derive.
+func (c *Cache[V]) derive(rec *Record, held *Entry[V]) (e *Entry[V], err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.panics.Add(1)
+			c.log.Error("robots: deriving a cache entry panicked", "authority", rec.Authority, "panic", p)
+			e, err = nil, fmt.Errorf("robots: deriving the entry of %s panicked: %v", rec.Authority, p)
+		}
+	}()
+	return &Entry[V]{Record: rec, Value: c.cfg.Derive(rec, held)}, nil
+}
+
+// obtain returns the record that follows held for key: from the fleet, or
+// from a fetch, with what to run once it is stored.
+func (c *Cache[V]) obtain(key string, held *Record, fl *flight[V]) (*Record, func()) {
+	if c.cfg.Fleet == nil {
+		c.acquireSlot()
+		defer c.releaseSlot()
+		return c.fetch(key, held)
+	}
+	return c.viaFleet(key, held, fl)
+}
+
+// fetch runs Config.Fetch; the caller holds a slot. A panic or a nil
+// record is a failed fetch.
+func (c *Cache[V]) fetch(key string, held *Record) (rec *Record, after func()) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.panics.Add(1)
+			c.log.Error("robots: robots.txt fetch panicked", "authority", key, "panic", p)
+			rec, after = nil, nil
+		}
+		if rec == nil {
+			now := c.cfg.Now()
+			rec = c.cfg.Policy.Next(key, held, nil, status.Classify(nil, now), now)
+		}
+	}()
+	return c.cfg.Fetch(context.Background(), key, held)
+}
+
+// contain runs fn, containing a panic.
+func (c *Cache[V]) contain(what, key string, fn func()) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.panics.Add(1)
+			c.log.Error("robots: "+what+" panicked", "authority", key, "panic", p)
+		}
+	}()
+	fn()
+}
+
+func (c *Cache[V]) acquireSlot() {
+	if c.slots != nil {
+		c.slots <- struct{}{}
+	}
+}
+
+func (c *Cache[V]) tryAcquireSlot() bool {
+	if c.slots == nil {
+		return true
+	}
+	select {
+	case c.slots <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
+func (c *Cache[V]) releaseSlot() {
+	if c.slots != nil {
+		<-c.slots
+	}
+}
+
+// Polling bounds of a process waiting for another's publication.
+const (
+	pollMin = 5 * time.Millisecond
+	pollMax = 250 * time.Millisecond
+)
+
+// errWaitedTooLong ends a wait for another process's publication that
+// outlived two leases by the real clock.
+var errWaitedTooLong = errors.New("no record published within two fetch leases")
+
+// viaFleet obtains key's record through the fleet: its fresh record; or,
+// with the lease, a fetch, published; or, while another process holds the
+// lease, its publication, polled for until the lease runs out (then it takes
+// over). Any failure of the fleet falls back to a fetch of this process.
+func (c *Cache[V]) viaFleet(key string, held *Record, fl *flight[V]) (*Record, func()) {
+	slot := false // whether this flight holds a fetch slot
+	defer func() {
+		if slot {
+			c.releaseSlot()
+		}
+	}()
+	deadline := time.Now().Add(2 * c.lease)
+	for {
+		now := c.cfg.Now()
+		g, err := c.acquire(key, now)
+		if err != nil {
+			return c.fallback(key, held, &slot, err)
+		}
+		switch {
+		case g.Lease != nil && !slot && !c.tryAcquireSlot():
+			// Never hold the fleet's lease while queued for a slot: it
+			// would run out and let another process fetch too.
+			c.release(*g.Lease)
+			c.acquireSlot()
+			slot = true
+			continue
+		case g.Lease != nil:
+			slot = true
+			rec, after := c.fetch(key, newer(held, g.Record))
+			c.share(key, *g.Lease, rec, fl)
+			return rec, after
+		case g.HeldUntil.IsZero():
+			c.fleetHits.Add(1)
+			return g.Record, nil
+		}
+		if slot { // not needed while another fetches
+			c.releaseSlot()
+			slot = false
+		}
+		if g.Record != nil {
+			c.offer(key, g.Record, fl)
+		}
+		for wait := pollMin; ; wait = min(2*wait, pollMax) {
+			if time.Now().After(deadline) {
+				return c.fallback(key, held, &slot, errWaitedTooLong)
+			}
+			t := time.NewTimer(wait)
+			<-t.C
+			now = c.cfg.Now()
+			if !now.Before(g.HeldUntil) {
+				break // the lease ran out: take over
+			}
+			rec, err := c.get(key, now)
+			if err != nil {
+				return c.fallback(key, held, &slot, err)
+			}
+			if rec != nil && rec.Fresh(now) {
+				c.fleetHits.Add(1)
+				return rec, nil
+			}
+		}
+	}
+}
+
+// fallback fetches key in this process after the fleet failed with err.
+func (c *Cache[V]) fallback(key string, held *Record, slot *bool, err error) (*Record, func()) {
+	if !errors.Is(err, errWaitedTooLong) {
+		c.fleetErrors.Add(1)
+	}
+	c.fallbacks.Add(1)
+	c.log.Warn("robots: fleet failed; fetching robots.txt locally", "authority", key, "err", err)
+	if !*slot {
+		c.acquireSlot()
+		*slot = true
+	}
+	return c.fetch(key, held)
+}
+
+// share publishes rec under lease l, or releases l when the flight was
+// superseded: a fetch begun before Invalidate or Put becomes current nowhere.
+func (c *Cache[V]) share(key string, l Lease, rec *Record, fl *flight[V]) {
+	c.mu.Lock()
+	superseded := fl.superseded
+	c.mu.Unlock()
+	if superseded {
+		c.release(l)
+		return
+	}
+	err := c.fleetOp("publish", key, func(ctx context.Context) error {
+		return c.cfg.Fleet.Publish(ctx, l, rec, c.cfg.Now())
+	})
+	switch {
+	case errors.Is(err, ErrLeaseLost):
+		c.leaseLost.Add(1)
+		c.log.Info("robots: fetch lease lost before publishing; the fleet keeps its record", "authority", key)
+	case err != nil:
+		c.fleetErrors.Add(1)
+		c.log.Warn("robots: publishing to the fleet failed", "authority", key, "err", err)
+	}
+}
+
+// offer serves rec, the fleet's stale record, to the callers of key while
+// another process refreshes it, when this process has no copy of its own.
+func (c *Cache[V]) offer(key string, rec *Record, fl *flight[V]) {
+	if fl.stale != nil || !servable(rec, c.cfg.Now()) {
+		return
+	}
+	if _, ok := c.local.get(key); ok {
+		return
+	}
+	e, err := c.derive(rec, nil)
+	if err != nil || !c.commit(key, fl, e) {
+		return
+	}
+	fl.stale = e
+	close(fl.early)
+}
+
+// newer returns whichever of a and b was fetched last.
+func newer(a, b *Record) *Record {
+	if a == nil || b != nil && b.FetchedAt.After(a.FetchedAt) {
+		return b
+	}
+	return a
+}
+
+// fleetOp runs one operation on the fleet, bounded by FleetTimeout, with a
+// panic contained as an error.
+func (c *Cache[V]) fleetOp(op, key string, fn func(ctx context.Context) error) (err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.FleetTimeout)
+	defer cancel()
+	defer func() {
+		if p := recover(); p != nil {
+			c.panics.Add(1)
+			c.log.Error("robots: fleet panicked", "op", op, "authority", key, "panic", p)
+			err = fmt.Errorf("fleet %s of %s panicked: %v", op, key, p)
+		}
+	}()
+	return fn(ctx)
+}
+
+func (c *Cache[V]) acquire(key string, now time.Time) (g Grant, err error) {
+	err = c.fleetOp("acquire", key, func(ctx context.Context) error {
+		g, err = c.cfg.Fleet.Acquire(ctx, key, now, c.lease)
+		return err
+	})
+	switch {
+	case err != nil:
+	case g.Lease != nil && g.Lease.Key != key:
+		err = fmt.Errorf("fleet granted a lease of %q for %q", g.Lease.Key, key)
+	case g.Record != nil:
+		err = checkShared(g.Record, key, now)
+	case g.Lease == nil && g.HeldUntil.IsZero():
+		err = fmt.Errorf("fleet granted nothing for %q: no record, no lease, no holder", key)
+	}
+	if err != nil && g.Lease != nil {
+		c.release(*g.Lease)
+	}
+	return g, err
+}
+
+func (c *Cache[V]) get(key string, now time.Time) (rec *Record, err error) {
+	err = c.fleetOp("get", key, func(ctx context.Context) error {
+		rec, err = c.cfg.Fleet.Get(ctx, key)
+		return err
+	})
+	if err == nil && rec != nil {
+		err = checkShared(rec, key, now)
+	}
+	return rec, err
+}
+
+func (c *Cache[V]) release(l Lease) {
+	if err := c.fleetOp("release", l.Key, func(ctx context.Context) error { return c.cfg.Fleet.Release(ctx, l) }); err != nil {
+		c.fleetErrors.Add(1)
+		c.log.Warn("robots: releasing a fleet lease failed", "authority", l.Key, "err", err)
+	}
+}
+
+// Held returns the record held for key, fresh or not: the local tier's, or
+// the record of its outage; nil when there is none.
+func (c *Cache[V]) Held(key string) *Record {
+	if e, ok := c.local.get(key); ok {
+		return e.Record
+	}
+	if o, ok := c.outages.get(key); ok {
+		return o.Record(key)
+	}
+	return nil
+}
+
+// Put stores rec for key as current, whatever is held or under way: a
+// flight already running for key will not store its result. It fails only
+// when deriving the value panics.
+func (c *Cache[V]) Put(key string, rec *Record) error {
+	held, _ := c.local.get(key)
+	e, err := c.derive(rec, held)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.supersede(key)
+	c.local.put(key, e)
+	c.outages.note(key, rec)
+	return nil
+}
+
+// Seed adds records known from elsewhere, such as an export: each one that
+// is newer than what is held for its authority, when no fetch of it is
+// under way. Their times stand: a fresh one answers until its freshness
+// ends, an expired one is refetched. Values are derived for all of them
+// before any is added, so that a failure adds nothing. It returns how many
+// were added.
+func (c *Cache[V]) Seed(recs []*Record) (int, error) {
+	entries := make([]*Entry[V], len(recs))
+	for i, r := range recs {
+		e, err := c.derive(r, nil)
+		if err != nil {
+			return 0, err
+		}
+		entries[i] = e
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	added := 0
+	for _, e := range entries {
+		key, at := e.Record.Authority, e.Record.FetchedAt
+		if _, ok := c.flights[key]; ok {
+			continue
+		}
+		if cur, ok := c.local.get(key); ok && !cur.Record.FetchedAt.Before(at) {
+			continue
+		}
+		if o, ok := c.outages.get(key); ok && !o.Last.Before(at) {
+			continue
+		}
+		c.local.put(key, e)
+		c.outages.note(key, e.Record)
+		added++
+	}
+	return added, nil
+}
+
+// Invalidate forgets key: its entry, its politeness state, and the result
+// of a fetch under way, which will not be stored.
+func (c *Cache[V]) Invalidate(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.supersede(key)
+	c.local.delete(key)
+	c.outages.delete(key)
+}
+
+// Records returns every record held: the local tier's, least recently used
+// first, then, for authorities whose record was evicted, the record of
+// their outage.
+func (c *Cache[V]) Records() []*Record {
+	keys, entries := c.local.snapshot()
+	held := make(map[string]bool, len(keys))
+	out := make([]*Record, 0, len(entries))
+	for i, e := range entries {
+		held[keys[i]] = true
+		out = append(out, e.Record)
+	}
+	okeys, outages := c.outages.snapshot()
+	for i, k := range okeys {
+		if !held[k] {
+			out = append(out, outages[i].Record(k))
+		}
+	}
+	return out
+}
+
+// Stats are a Cache's figures.
+type Stats struct {
+	// Entries and Bytes are what the local tier holds now; Budget is its
+	// bound. Evictions counts entries evicted to make room.
+	Entries   int
+	Bytes     int64
+	Budget    int64
+	Evictions uint64
+	// Outages is the number of authorities in the politeness table.
+	Outages int
+	// FleetHits counts records taken from the fleet instead of a fetch.
+	FleetHits uint64
+	// FleetErrors counts failed fleet operations, panics and untrustworthy
+	// records included.
+	FleetErrors uint64
+	// FleetFallbacks counts fetches made because the fleet failed, or
+	// another process's fetch never came.
+	FleetFallbacks uint64
+	// LeasesLost counts fetches whose lease ran out before publishing.
+	LeasesLost uint64
+	// Panics counts panics contained: of a fetch, a derivation, the fleet.
+	Panics uint64
+}
+
+// Stats returns the Cache's figures now.
+func (c *Cache[V]) Stats() Stats {
+	return Stats{
+		Entries:        c.local.len(),
+		Bytes:          c.local.bytes.Load(),
+		Budget:         c.local.budget,
+		Evictions:      c.local.evicted.Load(),
+		Outages:        c.outages.len(),
+		FleetHits:      c.fleetHits.Load(),
+		FleetErrors:    c.fleetErrors.Load(),
+		FleetFallbacks: c.fallbacks.Load(),
+		LeasesLost:     c.leaseLost.Load(),
+		Panics:         c.panics.Load(),
+	}
+}

@@ -1,0 +1,642 @@
+package cache_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/crawlkit/robots/cache"
+	"github.com/crawlkit/robots/cache/fleettest"
+	"github.com/crawlkit/robots/fetch"
+	"github.com/crawlkit/robots/status"
+)
+
+// No test leaves a flight running.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// clock is a settable clock.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// val is what the tests derive from a record: its body.
+type val struct{ body string }
+
+func (v *val) Size() int64 { return 16 + int64(len(v.body)) }
+
+// origin is a robots.txt server seen from the cache: it counts fetches per
+// key, can hold each fetch until the test releases it, and answers with
+// a record made by answer.
+type origin struct {
+	clk     *clock
+	started chan string // each fetch sends its key as it starts
+	answer  func(key string, held *cache.Record, call int) *fetch.Result
+
+	mu       sync.Mutex
+	calls    int
+	perKey   map[string]int
+	gates    map[int]chan struct{} // fetch i waits until gates[i] is closed, when there
+	inFlight int
+	maxIn    int
+}
+
+func newOrigin(clk *clock) *origin {
+	return &origin{clk: clk, started: make(chan string, 1000), perKey: map[string]int{}, gates: map[int]chan struct{}{},
+		answer: func(key string, _ *cache.Record, call int) *fetch.Result {
+			return file(key, fmt.Sprintf("User-agent: *\nDisallow: /call-%d\n", call), "Cache-Control", "max-age=60")
+		}}
+}
+
+// hold makes fetch number i (counting from 1) wait until release(i).
+func (o *origin) hold(i int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.gates[i] = make(chan struct{})
+}
+
+func (o *origin) release(i int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	close(o.gates[i])
+}
+
+func (o *origin) fetches(key string) int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.perKey[key]
+}
+
+func (o *origin) fetch(_ context.Context, key string, held *cache.Record) (*cache.Record, func()) {
+	o.mu.Lock()
+	o.calls++
+	call := o.calls
+	o.perKey[key]++
+	o.inFlight++
+	o.maxIn = max(o.maxIn, o.inFlight)
+	gate := o.gates[call]
+	o.mu.Unlock()
+	o.started <- key
+	if gate != nil {
+		<-gate
+	}
+	o.mu.Lock()
+	o.inFlight--
+	o.mu.Unlock()
+	res := o.answer(key, held, call)
+	at := o.clk.Now()
+	return policy.Next(key, held, res, status.Classify(res, at), at), nil
+}
+
+func file(key, body string, header ...string) *fetch.Result {
+	return &fetch.Result{URL: key + "/robots.txt", FinalURL: key + "/robots.txt", StatusCode: 200, Header: header2(header...), Body: []byte(body)}
+}
+
+func failure(key string, code int, header ...string) *fetch.Result {
+	return &fetch.Result{URL: key + "/robots.txt", FinalURL: key + "/robots.txt", StatusCode: code, Header: header2(header...)}
+}
+
+// bodyOf is the body of rec's good copy, "" when there is none.
+func bodyOf(rec *cache.Record) string {
+	if g := rec.GoodCopy(); g != nil {
+		return string(g.Body)
+	}
+	return ""
+}
+
+func newCache(t *testing.T, o *origin, edit func(*cache.Config[*val])) *cache.Cache[*val] {
+	cfg := cache.Config[*val]{
+		Bytes:  1 << 20,
+		Grace:  5 * time.Second,
+		Policy: policy,
+		Now:    o.clk.Now,
+		Fetch:  o.fetch,
+		Derive: func(rec *cache.Record, _ *cache.Entry[*val]) *val { return &val{body: bodyOf(rec)} },
+	}
+	if edit != nil {
+		edit(&cfg)
+	}
+	return cache.New(cfg)
+}
+
+func lookup(t *testing.T, c *cache.Cache[*val], key string) (*cache.Entry[*val], cache.Served) {
+	t.Helper()
+	e, served, _, err := c.Lookup(context.Background(), key)
+	require.NoError(t, err)
+	return e, served
+}
+
+const keyA, keyB = "https://a.example", "https://b.example"
+
+// However many callers ask about a cold key, it is fetched once, and they
+// all get its answer.
+func TestOneFetchPerColdKey(t *testing.T) {
+	o := newOrigin(&clock{t: now})
+	o.hold(1)
+	c := newCache(t, o, nil)
+	const n = 50
+	var wg sync.WaitGroup
+	asking := make(chan struct{}, n)
+	bodies := make(chan string, n)
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			asking <- struct{}{}
+			e, _ := lookup(t, c, keyA)
+			bodies <- e.Value.body
+		}()
+	}
+	<-o.started
+	for range n {
+		<-asking
+	}
+	o.release(1)
+	wg.Wait()
+	close(bodies)
+	for b := range bodies {
+		assert.Equal(t, "User-agent: *\nDisallow: /call-1\n", b)
+	}
+	assert.Equal(t, 1, o.fetches(keyA))
+}
+
+// When a held entry expires, callers keep getting it while one refresh
+// runs; then they get the refreshed one.
+func TestRefreshWhileServing(t *testing.T) {
+	clk := &clock{t: now}
+	o := newOrigin(clk)
+	c := newCache(t, o, nil)
+	first, served := lookup(t, c, keyA)
+	require.Equal(t, cache.Waited, served)
+	<-o.started
+
+	clk.Advance(2 * time.Minute) // max-age=60: expired
+	o.hold(2)
+	for range 20 {
+		e, served := lookup(t, c, keyA)
+		assert.Equal(t, cache.Stale, served)
+		assert.Same(t, first, e)
+	}
+	<-o.started
+	assert.Equal(t, 2, o.fetches(keyA), "exactly one refresh for twenty callers")
+
+	// The grace ends with the refresh: a caller after the grace waits.
+	clk.Advance(5 * time.Second)
+	waited := make(chan *cache.Entry[*val])
+	go func() {
+		e, _ := lookup(t, c, keyA)
+		waited <- e
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	_, _, _, err := c.Lookup(ctx, keyA)
+	assert.ErrorIs(t, err, context.DeadlineExceeded, "past the grace, callers wait for the refresh")
+	o.release(2)
+	e := <-waited
+	assert.Contains(t, e.Value.body, "/call-2")
+	e, served = lookup(t, c, keyA)
+	assert.Equal(t, cache.Hit, served)
+	assert.Contains(t, e.Value.body, "/call-2")
+	assert.Equal(t, 2, o.fetches(keyA))
+}
+
+// RFC 9309 §2.4: a copy more than 24 hours old is not served while it is
+// refreshed: callers wait for the fetch.
+func TestNoStaleAnswerPastADay(t *testing.T) {
+	clk := &clock{t: now}
+	o := newOrigin(clk)
+	c := newCache(t, o, nil)
+	lookup(t, c, keyA)
+	<-o.started
+	clk.Advance(25 * time.Hour)
+	o.hold(2)
+	go func() {
+		<-o.started
+		o.release(2)
+	}()
+	e, served := lookup(t, c, keyA)
+	assert.Equal(t, cache.Waited, served)
+	assert.Contains(t, e.Value.body, "/call-2")
+}
+
+// A fetch begun before Invalidate, or before Put, never becomes current:
+// its callers get its answer, the cache keeps the newer one.
+func TestGenerations(t *testing.T) {
+	for _, how := range []string{"invalidate", "put"} {
+		t.Run(how, func(t *testing.T) {
+			clk := &clock{t: now}
+			o := newOrigin(clk)
+			c := newCache(t, o, nil)
+			o.hold(1)
+			old := make(chan *cache.Entry[*val])
+			go func() {
+				e, _ := lookup(t, c, keyA)
+				old <- e
+			}()
+			<-o.started
+			switch how {
+			case "invalidate":
+				c.Invalidate(keyA)
+				e, served := lookup(t, c, keyA) // a new flight, fetched at once
+				assert.Equal(t, cache.Waited, served)
+				assert.Contains(t, e.Value.body, "/call-2")
+				<-o.started
+			case "put":
+				res := file(keyA, "User-agent: *\nDisallow: /observed\n")
+				require.NoError(t, c.Put(keyA, policy.Next(keyA, nil, res, status.Classify(res, now), now)))
+			}
+			o.release(1)
+			assert.Contains(t, (<-old).Value.body, "/call-1", "the callers of the old fetch get its answer")
+			e, served := lookup(t, c, keyA)
+			assert.Equal(t, cache.Hit, served)
+			assert.NotContains(t, e.Value.body, "/call-1", "but it is not stored")
+		})
+	}
+}
+
+// At most MaxFetches fetches run at once; a caller queued behind them
+// still leaves when its context ends.
+func TestMaxFetches(t *testing.T) {
+	clk := &clock{t: now}
+	o := newOrigin(clk)
+	c := newCache(t, o, func(cfg *cache.Config[*val]) { cfg.MaxFetches = 1 })
+	o.hold(1)
+	a := make(chan struct{})
+	go func() {
+		lookup(t, c, keyA)
+		close(a)
+	}()
+	<-o.started
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	_, _, _, err := c.Lookup(ctx, keyB)
+	assert.ErrorIs(t, err, context.DeadlineExceeded, "B is queued behind A")
+	assert.Equal(t, 0, o.fetches(keyB))
+	o.release(1)
+	<-a
+	assert.Equal(t, keyB, <-o.started, "B's fetch runs once A's is done")
+	e, _ := lookup(t, c, keyB)
+	assert.Contains(t, e.Value.body, "/call-2")
+	assert.Equal(t, 1, o.maxIn)
+}
+
+// An authority in backoff is not fetched before its retry time, even when
+// its record was evicted to make room.
+func TestPolitenessSurvivesEviction(t *testing.T) {
+	clk := &clock{t: now}
+	o := newOrigin(clk)
+	o.answer = func(key string, _ *cache.Record, call int) *fetch.Result {
+		if key == keyA {
+			return failure(key, 429, "Retry-After", "120")
+		}
+		return file(key, string(make([]byte, 3000)), "Cache-Control", "max-age=3600")
+	}
+	c := newCache(t, o, func(cfg *cache.Config[*val]) { cfg.Bytes = 8 << 10 })
+	e, _ := lookup(t, c, keyA)
+	require.True(t, e.Record.Unreachable())
+	for i := range 10 {
+		lookup(t, c, fmt.Sprintf("https://filler-%d.example", i))
+	}
+	st := c.Stats()
+	assert.Positive(t, st.Evictions)
+	assert.Equal(t, 1, st.Outages)
+	assert.LessOrEqual(t, st.Bytes, st.Budget)
+
+	clk.Advance(119 * time.Second)
+	e, served := lookup(t, c, keyA)
+	assert.Equal(t, cache.Hit, served, "answered from the outage, without a fetch")
+	assert.True(t, e.Record.Unreachable())
+	assert.Equal(t, now.Add(2*time.Minute), e.Record.FreshUntil)
+	assert.Equal(t, 1, o.fetches(keyA))
+
+	clk.Advance(time.Second)
+	_, served = lookup(t, c, keyA)
+	assert.Equal(t, cache.Stale, served, "the outage's answer stands while the retry runs")
+	assert.Equal(t, keyA, <-o.started, "the retry time has come")
+	e = afterGrace(t, clk, c, keyA)
+	assert.Equal(t, 2, e.Record.Failures, "and the outage went on counting")
+	assert.Equal(t, 2, o.fetches(keyA))
+}
+
+// afterGrace moves past the grace of a refresh under way and returns the
+// entry it leads to: a lookup then waits for it.
+func afterGrace(t *testing.T, clk *clock, c *cache.Cache[*val], key string) *cache.Entry[*val] {
+	t.Helper()
+	clk.Advance(5 * time.Second)
+	e, served := lookup(t, c, key)
+	require.NotEqual(t, cache.Stale, served)
+	return e
+}
+
+// A panic in the fetch or in deriving a value is contained: the caller
+// gets an answer (the fetch counts as failed), and the panic is counted.
+func TestPanicsContained(t *testing.T) {
+	clk := &clock{t: now}
+	o := newOrigin(clk)
+	o.answer = func(string, *cache.Record, int) *fetch.Result { panic("transport bug") }
+	c := newCache(t, o, nil)
+	e, _ := lookup(t, c, keyA)
+	assert.True(t, e.Record.Unreachable())
+	assert.Equal(t, uint64(1), c.Stats().Panics)
+
+	o.answer = func(key string, _ *cache.Record, _ int) *fetch.Result {
+		return file(key, "User-agent: *\nDisallow: /\n")
+	}
+	c = newCache(t, o, func(cfg *cache.Config[*val]) {
+		cfg.Derive = func(rec *cache.Record, _ *cache.Entry[*val]) *val {
+			if rec.Class == status.Success {
+				panic("parser bug")
+			}
+			return &val{}
+		}
+	})
+	e, _ = lookup(t, c, keyB)
+	assert.True(t, e.Record.Unreachable(), "a record that cannot be derived counts as a failed fetch")
+	assert.Equal(t, uint64(1), c.Stats().Panics)
+
+	c = newCache(t, o, func(cfg *cache.Config[*val]) {
+		cfg.Derive = func(*cache.Record, *cache.Entry[*val]) *val { panic("always") }
+	})
+	_, _, _, err := c.Lookup(context.Background(), keyB)
+	assert.ErrorContains(t, err, "panicked", "nothing derives: the error says why")
+}
+
+func TestSeedAndRecords(t *testing.T) {
+	clk := &clock{t: now}
+	o := newOrigin(clk)
+	c := newCache(t, o, nil)
+	lookup(t, c, keyA) // fetched at now
+
+	older := fleettest.Sample(keyA, now.Add(-time.Hour))
+	newer := fleettest.Sample(keyB, now)
+	outage := &cache.Record{Authority: "https://down.example", Class: status.Unreachable, Failures: 2,
+		UnreachableSince: now.Add(-time.Hour), FetchedAt: now, FreshUntil: now.Add(time.Hour)}
+	n, err := c.Seed([]*cache.Record{older, newer, outage})
+	require.NoError(t, err)
+	assert.Equal(t, 2, n, "the record older than the one held is not added")
+	e, served := lookup(t, c, keyB)
+	assert.Equal(t, cache.Hit, served, "a seeded fresh record answers without a fetch")
+	assert.Equal(t, string(newer.Body), e.Value.body)
+	assert.Equal(t, 0, o.fetches(keyB))
+
+	recs := c.Records()
+	byKey := map[string]*cache.Record{}
+	for _, r := range recs {
+		byKey[r.Authority] = r
+	}
+	assert.Len(t, recs, 3)
+	assert.True(t, byKey["https://down.example"].Unreachable())
+	fleettest.Equal(t, newer, byKey[keyB])
+}
+
+// fleetPair is two caches of two "processes" sharing one fleet and one
+// origin.
+func fleetPair(t *testing.T, f cache.Fleet) (*clock, *origin, *cache.Cache[*val], *cache.Cache[*val]) {
+	clk := &clock{t: now}
+	o := newOrigin(clk)
+	edit := func(cfg *cache.Config[*val]) { cfg.Fleet = f }
+	return clk, o, newCache(t, o, edit), newCache(t, o, edit)
+}
+
+// Two processes ask about a cold authority at once: one fetches, the other
+// waits for its publication.
+func TestFleetOneFetch(t *testing.T) {
+	_, o, a, b := fleetPair(t, cache.NewMemoryFleet())
+	o.hold(1)
+	got := make(chan string, 2)
+	go func() {
+		e, _ := lookup(t, a, keyA)
+		got <- e.Value.body
+	}()
+	<-o.started
+	go func() {
+		e, _ := lookup(t, b, keyA)
+		got <- e.Value.body
+	}()
+	o.release(1)
+	assert.Equal(t, <-got, <-got)
+	assert.Equal(t, 1, o.fetches(keyA))
+	assert.Equal(t, uint64(1), a.Stats().FleetHits+b.Stats().FleetHits)
+
+	// Fresh in the fleet: the other process takes it, without a fetch.
+	e, served := lookup(t, b, keyA)
+	assert.Contains(t, []cache.Served{cache.Hit, cache.Waited}, served)
+	assert.Contains(t, e.Value.body, "/call-1")
+	assert.Equal(t, 1, o.fetches(keyA))
+}
+
+// Failures are published: the whole fleet backs off together.
+func TestFleetSharesBackoff(t *testing.T) {
+	clk, o, a, b := fleetPair(t, cache.NewMemoryFleet())
+	o.answer = func(key string, _ *cache.Record, _ int) *fetch.Result {
+		return failure(key, 503, "Retry-After", "300")
+	}
+	lookup(t, a, keyA)
+	e, _ := lookup(t, b, keyA)
+	assert.True(t, e.Record.Unreachable())
+	assert.Equal(t, 1, o.fetches(keyA), "the other process does not fetch before the retry time")
+	assert.Equal(t, uint64(1), b.Stats().FleetHits)
+	clk.Advance(5 * time.Minute)
+	_, served := lookup(t, b, keyA)
+	assert.Equal(t, cache.Stale, served)
+	_, served = lookup(t, a, keyA)
+	assert.Equal(t, cache.Stale, served)
+	<-o.started
+	afterGrace(t, clk, a, keyA)
+	afterGrace(t, clk, b, keyA)
+	assert.Equal(t, 2, o.fetches(keyA), "once for the fleet at the retry time")
+}
+
+// A process that took the lease and died delays the others by at most the
+// lease; then exactly one takes over.
+func TestFleetTakeOver(t *testing.T) {
+	f := cache.NewMemoryFleet()
+	clk, o, a, b := fleetPair(t, f)
+	g, err := f.Acquire(context.Background(), keyA, clk.Now(), time.Minute) // the dead process
+	require.NoError(t, err)
+	require.NotNil(t, g.Lease)
+	got := make(chan string, 2)
+	for _, c := range []*cache.Cache[*val]{a, b} {
+		go func() {
+			e, _ := lookup(t, c, keyA)
+			got <- e.Value.body
+		}()
+	}
+	clk.Advance(time.Minute) // the dead lease runs out
+	assert.Equal(t, <-got, <-got)
+	assert.Equal(t, 1, o.fetches(keyA))
+	assert.Zero(t, a.Stats().FleetFallbacks+b.Stats().FleetFallbacks)
+}
+
+// A holder whose lease ran out publishes nothing: the successor's record
+// stays in the fleet.
+func TestFleetLateHolder(t *testing.T) {
+	f := cache.NewMemoryFleet()
+	clk, o, a, b := fleetPair(t, f)
+	o.hold(1)
+	late := make(chan string)
+	go func() {
+		e, _ := lookup(t, a, keyA)
+		late <- e.Value.body
+	}()
+	<-o.started
+	clk.Advance(time.Minute) // past a's lease (5 s grace + margin)
+	e, _ := lookup(t, b, keyA)
+	assert.Contains(t, e.Value.body, "/call-2", "b took over")
+	o.release(1)
+	assert.Contains(t, <-late, "/call-1", "a's callers get a's answer")
+	assert.Equal(t, uint64(1), a.Stats().LeasesLost)
+	rec, err := f.Get(context.Background(), keyA)
+	require.NoError(t, err)
+	assert.Contains(t, string(rec.Body), "/call-2", "the successor's record stays")
+}
+
+// While another process refreshes, a process with no copy of its own
+// serves the fleet's stale record instead of waiting.
+func TestFleetServesItsStaleCopy(t *testing.T) {
+	f := cache.NewMemoryFleet()
+	clk, o, a, b := fleetPair(t, f)
+	lookup(t, a, keyA)
+	<-o.started
+	clk.Advance(2 * time.Minute)
+	o.hold(2)
+	e, served := lookup(t, a, keyA)
+	require.Equal(t, cache.Stale, served, "a refreshes, serving its own copy")
+	<-o.started
+	e2, served := lookup(t, b, keyA)
+	assert.Equal(t, cache.Stale, served, "b has no copy: the fleet's stale one")
+	assert.Equal(t, e.Value.body, e2.Value.body)
+	o.release(2)
+	assert.Eventually(t, func() bool {
+		e, _ := lookup(t, b, keyA)
+		return e.Record.Fresh(clk.Now())
+	}, 5*time.Second, time.Millisecond, "b gets the publication")
+	assert.Equal(t, 2, o.fetches(keyA))
+}
+
+// A fetch superseded by Invalidate releases its lease and publishes
+// nothing.
+func TestFleetSupersededReleases(t *testing.T) {
+	f := cache.NewMemoryFleet()
+	clk, o, a, _ := fleetPair(t, f)
+	o.hold(1)
+	done := make(chan struct{})
+	go func() {
+		lookup(t, a, keyA)
+		close(done)
+	}()
+	<-o.started
+	a.Invalidate(keyA)
+	o.release(1)
+	<-done
+	rec, err := f.Get(context.Background(), keyA)
+	require.NoError(t, err)
+	assert.Nil(t, rec, "nothing published")
+	g, err := f.Acquire(context.Background(), keyA, clk.Now(), time.Minute)
+	require.NoError(t, err)
+	assert.NotNil(t, g.Lease, "the lease was released")
+}
+
+// faultyFleet fails, panics, or returns records that cannot be trusted.
+type faultyFleet struct {
+	fault func(ctx context.Context) (*cache.Record, error)
+	calls atomic.Int32
+}
+
+func (f *faultyFleet) Get(ctx context.Context, key string) (*cache.Record, error) {
+	f.calls.Add(1)
+	return f.fault(ctx)
+}
+
+func (f *faultyFleet) Acquire(ctx context.Context, key string, now time.Time, ttl time.Duration) (cache.Grant, error) {
+	f.calls.Add(1)
+	rec, err := f.fault(ctx)
+	return cache.Grant{Record: rec}, err
+}
+
+func (f *faultyFleet) Publish(ctx context.Context, l cache.Lease, rec *cache.Record, now time.Time) error {
+	f.calls.Add(1)
+	_, err := f.fault(ctx)
+	return err
+}
+
+func (f *faultyFleet) Release(ctx context.Context, l cache.Lease) error {
+	f.calls.Add(1)
+	_, err := f.fault(ctx)
+	return err
+}
+
+// A fleet that fails, panics, hangs or lies never fails a lookup: the
+// process fetches for itself, and counts it.
+func TestFleetFaults(t *testing.T) {
+	forever := fleettest.Sample(keyA, now)
+	forever.FreshUntil = now.Add(100 * 365 * 24 * time.Hour)
+	tests := map[string]func(ctx context.Context) (*cache.Record, error){
+		"errors":              func(context.Context) (*cache.Record, error) { return nil, errors.New("connection refused") },
+		"panics":              func(context.Context) (*cache.Record, error) { panic("nil map") },
+		"another authority":   func(context.Context) (*cache.Record, error) { return fleettest.Sample(keyB, now), nil },
+		"fresh for a century": func(context.Context) (*cache.Record, error) { return forever, nil },
+		"from the future":     func(context.Context) (*cache.Record, error) { return fleettest.Sample(keyA, now.Add(time.Hour)), nil },
+		"grants nothing":      func(context.Context) (*cache.Record, error) { return nil, nil },
+		"hangs until the timeout": func(ctx context.Context) (*cache.Record, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		},
+	}
+	for name, fault := range tests {
+		t.Run(name, func(t *testing.T) {
+			f := &faultyFleet{fault: fault}
+			clk := &clock{t: now}
+			o := newOrigin(clk)
+			c := newCache(t, o, func(cfg *cache.Config[*val]) {
+				cfg.Fleet = f
+				cfg.FleetTimeout = 50 * time.Millisecond
+			})
+			e, _ := lookup(t, c, keyA)
+			assert.Contains(t, e.Value.body, "/call-1", "fetched locally")
+			assert.Equal(t, 1, o.fetches(keyA))
+			st := c.Stats()
+			assert.Equal(t, uint64(1), st.FleetFallbacks)
+			assert.Equal(t, uint64(1), st.FleetErrors)
+			if name == "panics" {
+				assert.Equal(t, uint64(1), st.Panics)
+			}
+		})
+	}
+}
+
+// MemoryFleet keeps the Fleet contract.
+func TestMemoryFleet(t *testing.T) {
+	fleettest.Run(t, func(t *testing.T) cache.Fleet { return cache.NewMemoryFleet() })
+}
+
+// A MemoryFleet is bounded by the bytes of its records.
+func TestMemoryFleetBound(t *testing.T) {
+	f := &cache.MemoryFleet{MaxBytes: 4 << 10}
+	for i := range 50 {
+		key := fmt.Sprintf("https://host-%d.example", i)
+		g, err := f.Acquire(context.Background(), key, now, time.Minute)
+		require.NoError(t, err)
+		require.NoError(t, f.Publish(context.Background(), *g.Lease, fleettest.Sample(key, now), now))
+	}
+	assert.Less(t, f.Len(), 50)
+	assert.Positive(t, f.Len())
+	rec, err := f.Get(context.Background(), "https://host-49.example")
+	require.NoError(t, err)
+	assert.NotNil(t, rec, "the last published is held")
+}

@@ -1,0 +1,148 @@
+package cache
+
+import (
+	"math"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hashicorp/golang-lru/v2/simplelru"
+)
+
+// Sizer is a value that knows how many bytes it holds in memory.
+type Sizer interface {
+	// Size returns the bytes the value holds, everything it points to
+	// included.
+	Size() int64
+}
+
+// Entry is what the local tier holds for one authority: its Record and the
+// value a process derives from it to answer with, such as compiled rules.
+// An Entry is immutable once stored.
+type Entry[V Sizer] struct {
+	Record *Record
+	Value  V
+}
+
+// entryOverhead is what the local tier spends on an entry besides its
+// record, its value and its key: the Entry, the slot, and the bookkeeping of
+// the map and of the recency list. Tests compare it with the heap.
+const entryOverhead = 320
+
+// local is the byte-bounded tier: entries are counted as their record, their
+// value and their key weigh, plus entryOverhead, and the least recently used
+// go first when the total passes the budget.
+//
+// Reads take no lock. The recency order lives in a simplelru behind a mutex,
+// so Get does not visit it on every call, which would serialize every
+// goroutine asking about one host; entries live in a sync.Map, and a read
+// moves its entry to the front of the order only the first time it is read
+// after a Put. Evictions happen only in Put, so the order they see is exact
+// at the granularity that matters.
+type local[V Sizer] struct {
+	mu      sync.Mutex // serializes Put, Delete and promotions
+	front   sync.Map   // string -> *slot[V]
+	order   *simplelru.LRU[string, *slot[V]]
+	budget  int64
+	bytes   atomic.Int64 // written under mu
+	epoch   atomic.Uint64
+	evicted atomic.Uint64
+}
+
+type slot[V Sizer] struct {
+	entry atomic.Pointer[Entry[V]]
+	epoch atomic.Uint64 // the epoch of the last promotion
+	size  int64         // under mu
+}
+
+func newLocal[V Sizer](budget int64) *local[V] {
+	l := &local[V]{budget: budget}
+	// The count bound is not used: bytes bound the tier.
+	l.order, _ = simplelru.NewLRU[string, *slot[V]](math.MaxInt, nil)
+	return l
+}
+
+func (l *local[V]) get(key string) (*Entry[V], bool) {
+	v, ok := l.front.Load(key)
+	if !ok {
+		return nil, false
+	}
+	s := v.(*slot[V])
+	if cur, seen := l.epoch.Load(), s.epoch.Load(); seen != cur && s.epoch.CompareAndSwap(seen, cur) {
+		l.mu.Lock() // the first read since the last Put: promote
+		l.order.Get(key)
+		l.mu.Unlock()
+	}
+	return s.entry.Load(), true
+}
+
+// sizeOf is what an entry for key counts against the budget.
+func sizeOf[V Sizer](key string, e *Entry[V]) int64 {
+	return entryOverhead + int64(len(key)) + e.Record.Size() + e.Value.Size()
+}
+
+// put stores e for key and evicts the least recently used entries until the
+// tier is within its budget. An entry larger than the whole budget is not
+// kept: put reports whether e was.
+func (l *local[V]) put(key string, e *Entry[V]) bool {
+	size := sizeOf(key, e)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if size > l.budget {
+		l.remove(key)
+		return false
+	}
+	l.epoch.Add(1)
+	s, ok := l.order.Peek(key)
+	if ok {
+		l.bytes.Add(size - s.size)
+		l.order.Get(key)
+	} else {
+		s = &slot[V]{}
+		l.bytes.Add(size)
+		l.order.Add(key, s)
+		l.front.Store(key, s)
+	}
+	s.entry.Store(e)
+	s.size = size
+	s.epoch.Store(l.epoch.Load())
+	for l.bytes.Load() > l.budget {
+		k, old, _ := l.order.RemoveOldest()
+		l.front.CompareAndDelete(k, old)
+		l.bytes.Add(-old.size)
+		l.evicted.Add(1)
+	}
+	return true
+}
+
+func (l *local[V]) delete(key string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.remove(key)
+}
+
+// remove deletes key's entry; l.mu is held. A removal is not an eviction.
+func (l *local[V]) remove(key string) {
+	if s, ok := l.order.Peek(key); ok {
+		l.order.Remove(key)
+		l.front.CompareAndDelete(key, s)
+		l.bytes.Add(-s.size)
+	}
+}
+
+func (l *local[V]) len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.order.Len()
+}
+
+// snapshot returns the keys and entries held, least recently used first.
+func (l *local[V]) snapshot() ([]string, []*Entry[V]) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	keys, slots := l.order.Keys(), l.order.Values()
+	entries := make([]*Entry[V], len(slots))
+	for i, s := range slots {
+		entries[i] = s.entry.Load()
+	}
+	return keys, entries
+}

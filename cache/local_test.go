@@ -1,0 +1,256 @@
+package cache
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/crawlkit/robots/status"
+)
+
+// blob is a value of a given size.
+type blob []byte
+
+func (b blob) Size() int64 { return int64(cap(b)) + 24 }
+
+func entryOf(key string, n int) *Entry[blob] {
+	return &Entry[blob]{Record: &Record{Authority: key, Class: status.Empty}, Value: make(blob, n)}
+}
+
+func TestLocalPutGetDelete(t *testing.T) {
+	l := newLocal[blob](1 << 20)
+	_, ok := l.get("https://a.example")
+	assert.False(t, ok)
+	e := entryOf("https://a.example", 10)
+	require.True(t, l.put("https://a.example", e))
+	got, ok := l.get("https://a.example")
+	require.True(t, ok)
+	assert.Same(t, e, got)
+	_, ok = l.get("http://a.example")
+	assert.False(t, ok, "keys are compared exactly")
+	assert.Equal(t, sizeOf("https://a.example", e), l.bytes.Load())
+
+	second := entryOf("https://a.example", 1000)
+	l.put("https://a.example", second)
+	got, _ = l.get("https://a.example")
+	assert.Same(t, second, got)
+	assert.Equal(t, 1, l.len())
+	assert.Equal(t, sizeOf("https://a.example", second), l.bytes.Load(), "a replaced entry counts once, at its new size")
+
+	l.delete("https://a.example")
+	l.delete("https://never.example")
+	_, ok = l.get("https://a.example")
+	assert.False(t, ok)
+	assert.Zero(t, l.bytes.Load())
+	assert.Zero(t, l.evicted.Load(), "a deletion is not an eviction")
+}
+
+// The tier holds what fits in its budget, least recently used out first,
+// counting bytes, not entries.
+func TestLocalEvictsByBytes(t *testing.T) {
+	one := sizeOf("k0", entryOf("k0", 1000))
+	l := newLocal[blob](3*one + one/2)
+	for i := range 3 {
+		l.put(fmt.Sprint("k", i), entryOf(fmt.Sprint("k", i), 1000))
+	}
+	_, ok := l.get("k0") // k0 is now the most recently used
+	require.True(t, ok)
+	l.put("k3", entryOf("k3", 1000)) // evicts k1
+	_, ok = l.get("k1")
+	assert.False(t, ok, "k1 was the least recently used")
+	for _, k := range []string{"k0", "k2", "k3"} {
+		_, ok := l.get(k)
+		assert.True(t, ok, k)
+	}
+	assert.Equal(t, uint64(1), l.evicted.Load())
+
+	// One large entry makes room for itself, however many small ones go.
+	l.put("big", entryOf("big", 4000))
+	assert.LessOrEqual(t, l.bytes.Load(), l.budget)
+	_, ok = l.get("big")
+	assert.True(t, ok)
+	assert.Equal(t, 1, l.len())
+
+	// An entry larger than the whole budget is not kept, and removes the
+	// entry it was to replace.
+	assert.False(t, l.put("big", entryOf("big", 10_000)))
+	_, ok = l.get("big")
+	assert.False(t, ok)
+	assert.LessOrEqual(t, l.bytes.Load(), l.budget)
+}
+
+// entryOverhead is what an entry costs beyond its record, value and key:
+// the heap says the same, within a quarter.
+func TestLocalOverheadFollowsTheHeap(t *testing.T) {
+	const n = 20_000
+	keys := make([]string, n)
+	entries := make([]*Entry[blob], n)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("https://host-%d.example", i)
+		entries[i] = entryOf(keys[i], 100)
+	}
+	l := newLocal[blob](1 << 40)
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i := range keys {
+		l.put(keys[i], entries[i])
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	// The records, values and keys were allocated before: the heap grew by
+	// the tier's own bookkeeping.
+	var own int64
+	for i := range keys {
+		own += sizeOf(keys[i], entries[i]) - entries[i].Record.Size() - entries[i].Value.Size() - int64(len(keys[i]))
+	}
+	heap := float64(after.HeapAlloc - before.HeapAlloc)
+	assert.InDelta(t, heap, float64(own), heap/4, "the tier's bookkeeping: heap %.0f B/entry, counted %d", heap/n, own/n)
+	runtime.KeepAlive(entries)
+	runtime.KeepAlive(l)
+}
+
+func TestLocalHitDoesNotAllocate(t *testing.T) {
+	l := newLocal[blob](1 << 20)
+	l.put("https://a.example", entryOf("https://a.example", 10))
+	allocs := testing.AllocsPerRun(1000, func() {
+		l.get("https://a.example")
+	})
+	assert.Zero(t, allocs)
+}
+
+func TestLocalConcurrentUse(t *testing.T) {
+	const keys, workers, ops = 64, 8, 3000
+	one := sizeOf("https://host00.example", entryOf("https://host00.example", 100))
+	l := newLocal[blob](32 * one)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func(seed uint64) {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(seed, 1))
+			for range ops {
+				k := fmt.Sprintf("https://host%02d.example", rng.IntN(keys))
+				switch r := rng.IntN(10); {
+				case r < 6:
+					if e, ok := l.get(k); ok {
+						assert.Equal(t, k, e.Record.Authority, "every entry read is one put for its key")
+					}
+				case r < 9:
+					l.put(k, entryOf(k, 100))
+				default:
+					l.delete(k)
+				}
+			}
+		}(uint64(w))
+	}
+	wg.Wait()
+	assert.LessOrEqual(t, l.bytes.Load(), l.budget)
+	var sum int64
+	keysHeld, entries := l.snapshot()
+	for i := range keysHeld {
+		sum += sizeOf(keysHeld[i], entries[i])
+	}
+	assert.Equal(t, sum, l.bytes.Load(), "the count of bytes is exact after any interleaving")
+}
+
+func TestPoliteness(t *testing.T) {
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	out := func(key string, failures int) *Record {
+		return &Record{Authority: key, Class: status.Unreachable, Failures: failures, UnreachableSince: now.Add(-time.Hour),
+			FetchedAt: now, FreshUntil: now.Add(2 * time.Minute)}
+	}
+	p := newPoliteness(3)
+	p.note("a", out("a", 2))
+	o, ok := p.get("a")
+	require.True(t, ok)
+	assert.Equal(t, Outage{Failures: 2, Since: now.Add(-time.Hour), Last: now, NextRetry: now.Add(2 * time.Minute)}, o)
+
+	rec := o.Record("a")
+	assert.True(t, rec.Unreachable())
+	assert.Equal(t, now.Add(2*time.Minute), rec.FreshUntil)
+	assert.NoError(t, rec.validate(true), "an outage's record is a valid record")
+	assert.NoError(t, rec.Check(now))
+
+	p.note("a", &Record{Authority: "a", Class: status.Success, Body: []byte("x")})
+	_, ok = p.get("a")
+	assert.False(t, ok, "a success ends the outage")
+
+	for _, k := range []string{"a", "b", "c", "d"} {
+		p.note(k, out(k, 1))
+	}
+	assert.Equal(t, 3, p.len(), "bounded")
+	_, ok = p.get("a")
+	assert.False(t, ok, "the least recently noted went")
+	p.delete("b")
+	keys, _ := p.snapshot()
+	assert.Equal(t, []string{"c", "d"}, keys)
+	assert.Equal(t, DefaultOutages, newPoliteness(0).max)
+}
+
+// An outage costs what DefaultOutages documents: about 175 bytes with its
+// key.
+func TestPolitenessEntrySize(t *testing.T) {
+	const n = 20_000
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("https://host-%d.example", i)
+	}
+	p := newPoliteness(n)
+	rec := &Record{Authority: "x", Class: status.Unreachable, Failures: 1, UnreachableSince: time.Now(), FreshUntil: time.Now()}
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for _, k := range keys {
+		p.note(k, rec)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	per := float64(after.HeapAlloc-before.HeapAlloc) / n
+	t.Logf("%.0f bytes per outage, keys of %d bytes held elsewhere", per, len(keys[0]))
+	assert.Less(t, per+float64(len(keys[0])), 180.0)
+	runtime.KeepAlive(p)
+}
+
+// BenchmarkGetParallel compares a hit in the local tier with a hit in
+// golang-lru alone, whose Get takes an exclusive lock, both from all
+// goroutines on a few hot keys. Run with -cpu 1,2,4,...: the local tier's
+// time per op must not grow.
+func BenchmarkGetParallel(b *testing.B) {
+	keys := []string{"https://a.example", "https://b.example", "https://c.example", "https://d.example"}
+	b.Run("store=local", func(b *testing.B) {
+		l := newLocal[blob](1 << 20)
+		for _, k := range keys {
+			l.put(k, entryOf(k, 10))
+		}
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			i := 0
+			for pb.Next() {
+				l.get(keys[i&3])
+				i++
+			}
+		})
+	})
+	b.Run("store=golang-lru", func(b *testing.B) {
+		l, _ := lru.New[string, *Entry[blob]](100)
+		for _, k := range keys {
+			l.Add(k, entryOf(k, 10))
+		}
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			i := 0
+			for pb.Next() {
+				l.Get(keys[i&3])
+				i++
+			}
+		})
+	})
+}

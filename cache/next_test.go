@@ -1,0 +1,148 @@
+package cache_test
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/crawlkit/robots/cache"
+	"github.com/crawlkit/robots/fetch"
+	"github.com/crawlkit/robots/status"
+)
+
+var policy = cache.Policy{MinTTL: time.Minute, Jitter: func() float64 { return 0.5 }}
+
+const key = "https://example.com"
+
+func result(code int, body string, header ...string) *fetch.Result {
+	return &fetch.Result{URL: key + "/robots.txt", FinalURL: key + "/robots.txt", StatusCode: code,
+		Header: header2(header...), Body: []byte(body)}
+}
+
+func header2(kv ...string) http.Header {
+	h := http.Header{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		h.Add(kv[i], kv[i+1])
+	}
+	return h
+}
+
+// classify is status.Classify of a conditional request when validators
+// were sent, as the fetcher records it.
+func classify(r *fetch.Result, at time.Time) status.Outcome {
+	r.Conditional = r.StatusCode == http.StatusNotModified
+	return status.Classify(r, at)
+}
+
+func next(held *cache.Record, r *fetch.Result, at time.Time) *cache.Record {
+	return policy.Next(key, held, r, classify(r, at), at)
+}
+
+// DESIGN.md "Fetching and status", the freshness column.
+func TestNextGood(t *testing.T) {
+	res := result(200, "User-agent: *\nDisallow: /x\n", "Cache-Control", "max-age=600", "ETag", `"v1"`, "Set-Cookie", "a=b")
+	res.Redirects = []fetch.Hop{{URL: key + "/old", StatusCode: 301, Location: "/robots.txt"}}
+	r := next(nil, res, now)
+	assert.Equal(t, status.Success, r.Class)
+	assert.Equal(t, key, r.Authority)
+	assert.Equal(t, now, r.FetchedAt)
+	assert.Equal(t, now.Add(10*time.Minute), r.FreshUntil)
+	assert.Equal(t, `"v1"`, r.Header.Get("Etag"))
+	assert.Empty(t, r.Header.Get("Set-Cookie"), "only the headers caching needs are kept")
+	assert.Zero(t, r.Failures)
+	assert.Nil(t, r.Good)
+	assert.Equal(t, fetch.Validators{ETag: `"v1"`}, r.Validators())
+
+	// The record owns its memory: the Result is the caller's to change.
+	res.Body[0], res.Redirects[0].URL = 'X', "changed"
+	res.Header.Set("Etag", "changed")
+	assert.Equal(t, byte('U'), r.Body[0])
+	assert.Equal(t, key+"/old", r.Redirects[0].URL)
+	assert.Equal(t, `"v1"`, r.Header.Get("Etag"))
+
+	// A 404 is as good as a file for caching (RFC 9309 §2.3.1.3).
+	r = next(nil, result(404, "", "Cache-Control", "max-age=120"), now)
+	assert.Equal(t, status.Unavailable, r.Class)
+	assert.Nil(t, r.Body)
+	assert.Equal(t, now.Add(2*time.Minute), r.FreshUntil)
+}
+
+// RFC 9111 §4.3.4: a 304 updates the stored headers with its own, and the
+// freshness comes from the result.
+func TestNext304(t *testing.T) {
+	held := next(nil, result(200, "User-agent: *\nDisallow: /x\n",
+		"Cache-Control", "max-age=600", "ETag", `"v1"`, "Age", "300", "Date", httpDate(now)), now)
+	require.Equal(t, now.Add(5*time.Minute), held.FreshUntil, "max-age less Age")
+	later := now.Add(time.Hour)
+
+	t.Run("a bare 304 gives the stored max-age again, not 24 h", func(t *testing.T) {
+		r := next(held, result(304, ""), later)
+		assert.Equal(t, status.Success, r.Class)
+		assert.Equal(t, later, r.FetchedAt)
+		assert.Equal(t, later.Add(10*time.Minute), r.FreshUntil, "the stored Age is the old response's: dropped")
+		assert.Equal(t, held.Body, r.Body)
+		assert.Equal(t, `"v1"`, r.Header.Get("Etag"))
+	})
+	t.Run("the 304's headers replace the stored ones", func(t *testing.T) {
+		r := next(held, result(304, "", "Cache-Control", "max-age=60", "ETag", `"v2"`, "Age", "30"), later)
+		assert.Equal(t, later.Add(30*time.Second+30*time.Second), r.FreshUntil, "max-age=60 less the 304's Age, clamped to MinTTL")
+		assert.Equal(t, `"v2"`, r.Header.Get("Etag"))
+		assert.Equal(t, "max-age=60", r.Header.Get("Cache-Control"))
+		assert.Equal(t, `"v1"`, held.Header.Get("Etag"), "the held record is unchanged")
+	})
+	t.Run("a 304 ends an outage and renews its good copy", func(t *testing.T) {
+		out := next(held, result(503, ""), later)
+		require.True(t, out.Unreachable())
+		r := next(out, result(304, ""), later.Add(time.Hour))
+		assert.False(t, r.Unreachable())
+		assert.Zero(t, r.Failures)
+		assert.True(t, r.UnreachableSince.IsZero())
+		assert.Nil(t, r.Good)
+		assert.Equal(t, held.Body, r.Body)
+	})
+	t.Run("a 304 with nothing held is a failure", func(t *testing.T) {
+		r := next(nil, result(304, ""), later)
+		assert.True(t, r.Unreachable())
+		assert.Contains(t, r.Outcome, "no copy is held")
+	})
+}
+
+// RFC 9309 §2.3.1.4 and DESIGN.md: failures back off, the outage keeps its
+// start and its good copy.
+func TestNextOutage(t *testing.T) {
+	good := next(nil, result(200, "User-agent: *\nDisallow: /x\n", "ETag", `"v1"`), now)
+
+	first := next(good, result(503, ""), now.Add(25*time.Hour))
+	assert.Equal(t, status.Unreachable, first.Class)
+	assert.Equal(t, 1, first.Failures)
+	assert.Equal(t, now.Add(25*time.Hour), first.UnreachableSince)
+	assert.Same(t, good, first.Good)
+	assert.Nil(t, first.Body)
+	assert.Equal(t, now.Add(25*time.Hour+cache.Backoff(1, 0.5)), first.FreshUntil)
+	assert.Equal(t, fetch.Validators{ETag: `"v1"`}, first.Validators(), "refetches revalidate the good copy")
+
+	second := next(first, result(500, ""), now.Add(26*time.Hour))
+	assert.Equal(t, 2, second.Failures)
+	assert.Equal(t, first.UnreachableSince, second.UnreachableSince, "the outage's start stays")
+	assert.Same(t, good, second.Good)
+	assert.Equal(t, now.Add(26*time.Hour+cache.Backoff(2, 0.5)), second.FreshUntil)
+
+	// Retry-After, not backoff (RFC 9110 §10.2.3).
+	third := next(second, result(429, "", "Retry-After", "7200"), now.Add(27*time.Hour))
+	assert.Equal(t, now.Add(29*time.Hour), third.FreshUntil)
+	assert.Equal(t, "7200", third.Header.Get("Retry-After"))
+
+	// No result at all: unreachable, from the URL alone.
+	none := policy.Next(key, nil, nil, status.Classify(nil, now), now)
+	assert.Equal(t, key+"/robots.txt", none.URL)
+	assert.True(t, none.Unreachable())
+	assert.Nil(t, none.Good)
+
+	// A success ends it.
+	back := next(third, result(200, "User-agent: *\nAllow: /\n"), now.Add(30*time.Hour))
+	assert.Zero(t, back.Failures)
+	assert.Nil(t, back.Good)
+}
