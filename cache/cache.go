@@ -273,15 +273,20 @@ func (c *Cache[V]) run(key string, fl *flight[V]) {
 			return
 		}
 	}
-	c.commit(key, fl, e)
 	fl.entry = e
+	c.commit(key, fl, e, true)
 }
 
 // commit stores e for key unless fl was superseded, and reports whether it
-// did.
-func (c *Cache[V]) commit(key string, fl *flight[V], e *Entry[V]) bool {
+// did. The final commit of a flight also ends its turn in the table, under
+// the same lock: from then on a caller finds e, or, if e has expired
+// already, starts a new flight, never joining this one while it ends.
+func (c *Cache[V]) commit(key string, fl *flight[V], e *Entry[V], final bool) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if final && c.flights[key] == fl {
+		delete(c.flights, key)
+	}
 	if fl.superseded {
 		return false
 	}
@@ -504,7 +509,7 @@ func (c *Cache[V]) offer(key string, rec *Record, fl *flight[V]) {
 		return
 	}
 	e, err := c.derive(rec, nil)
-	if err != nil || !c.commit(key, fl, e) {
+	if err != nil || !c.commit(key, fl, e, false) {
 		return
 	}
 	fl.stale = e

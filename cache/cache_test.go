@@ -640,3 +640,40 @@ func TestMemoryFleetBound(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotNil(t, rec, "the last published is held")
 }
+
+// A flight leaves the table when it stores its result: a caller that comes
+// after (here, from the fetch's after function, when the result is stored
+// but the flight not yet done) with the entry expired again starts a new
+// refresh instead of joining the one that is ending.
+func TestNewFlightAfterCommit(t *testing.T) {
+	clk := &clock{t: now}
+	o := newOrigin(clk)
+	var c *cache.Cache[*val]
+	var once sync.Once
+	served := make(chan cache.Served, 1)
+	c = newCache(t, o, func(cfg *cache.Config[*val]) {
+		cfg.Fetch = func(ctx context.Context, key string, held *cache.Record) (*cache.Record, func()) {
+			rec, _ := o.fetch(ctx, key, held)
+			return rec, func() {
+				once.Do(func() {
+					clk.Advance(2 * time.Minute) // max-age=60: expired again
+					ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+					defer cancel()
+					_, s, _, err := c.Lookup(ctx, key)
+					assert.NoError(t, err, "the caller waited on the flight it was called from")
+					served <- s
+				})
+			}
+		}
+	})
+	lookup(t, c, keyA)
+	<-o.started
+	assert.Equal(t, cache.Stale, <-served)
+	select {
+	case <-o.started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no refresh started: the caller joined the flight that was ending")
+	}
+	afterGrace(t, clk, c, keyA)
+	assert.Equal(t, 2, o.fetches(keyA))
+}
