@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -597,36 +596,6 @@ func TestInvalidate(t *testing.T) {
 	require.NoError(t, c.Invalidate(s.URL+"/anything"))
 	assert.True(t, allowed(t, c, s.URL+"/private"))
 	assert.Equal(t, int32(2), s.requests.Load())
-}
-
-// However many goroutines ask about a cold authority, it is fetched once.
-func TestOneFetchPerColdAuthority(t *testing.T) {
-	release := make(chan struct{})
-	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
-		<-release
-		robotsTxt(disallowPrivate)(w, r)
-	})
-	c := newClient(t, newClock(), robots.Options{})
-	const n = 100
-	var wg sync.WaitGroup
-	var disallowed atomic.Int32
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ok, err := c.Allowed(context.Background(), s.URL+"/private/x")
-			assert.NoError(t, err)
-			if !ok {
-				disallowed.Add(1)
-			}
-		}()
-	}
-	time.Sleep(50 * time.Millisecond) // let the goroutines pile up on the fetch
-	close(release)
-	wg.Wait()
-	assert.Equal(t, int32(1), s.requests.Load())
-	assert.Equal(t, int32(n), disallowed.Load())
-	assert.Equal(t, uint64(1), c.Stats().Fetches)
 }
 
 // A caller that gives up gets its context's error; the others, and the

@@ -1,6 +1,7 @@
 package robots_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,8 +9,10 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 
 	"github.com/crawlkit/robots"
+	"github.com/crawlkit/robots/cache"
 	"github.com/crawlkit/robots/client"
 	"github.com/crawlkit/robots/matcher"
 	"github.com/crawlkit/robots/parser"
@@ -169,4 +172,72 @@ func Example_wrappedHTTPClient() {
 	// Output:
 	// public: 200 OK
 	// private refused: true
+}
+
+// Save what a Client knows and start the next run with it: records keep
+// their times, so fresh ones answer without a fetch and backoff holds.
+func ExampleClient_Export() {
+	var fetches int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fetches++
+		io.WriteString(w, "User-agent: *\nDisallow: /private\n")
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+
+	before, _ := robots.New(robots.Options{UserAgent: "ExampleBot/1.0"})
+	before.Allowed(ctx, srv.URL+"/")
+	var saved bytes.Buffer // a file, in a crawler
+	if err := before.Export(&saved); err != nil {
+		log.Fatal(err)
+	}
+
+	after, _ := robots.New(robots.Options{UserAgent: "ExampleBot/1.0"})
+	if err := after.Import(&saved); err != nil {
+		log.Fatal(err) // a damaged file adds nothing
+	}
+	ok, _ := after.Allowed(ctx, srv.URL+"/private/x")
+	fmt.Println(ok, "fetches:", fetches)
+	// Output: false fetches: 1
+}
+
+// A crawler that fetched a robots.txt itself hands the response over: the
+// Client caches it as if it had fetched it.
+func ExampleClient_Observe() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "User-agent: *\nDisallow: /private\n")
+	}))
+	defer srv.Close()
+	rc, _ := robots.New(robots.Options{UserAgent: "ExampleBot/1.0"})
+
+	resp, err := http.Get(srv.URL + "/robots.txt") // the crawler's own fetch
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := rc.Observe(srv.URL+"/robots.txt", resp); err != nil { // reads and closes the body
+		log.Fatal(err)
+	}
+	ok, _ := rc.Allowed(context.Background(), srv.URL+"/private/x")
+	fmt.Println(ok, "fetches:", rc.Stats().Fetches)
+	// Output: false fetches: 0
+}
+
+// Clients that share a Fleet fetch each robots.txt once between them. In one
+// process, a cache.MemoryFleet; across processes, package redisfleet.
+func ExampleOptions_fleet() {
+	var fetches atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fetches.Add(1)
+		io.WriteString(w, "User-agent: *\nDisallow: /private\n")
+	}))
+	defer srv.Close()
+	fleet := cache.NewMemoryFleet()
+	search, _ := robots.New(robots.Options{UserAgent: "ExampleBot/1.0", Fleet: fleet})
+	archive, _ := robots.New(robots.Options{UserAgent: "ExampleArchiver/1.0", Fleet: fleet})
+
+	ctx := context.Background()
+	a, _ := search.Allowed(ctx, srv.URL+"/private/x")
+	b, _ := archive.Allowed(ctx, srv.URL+"/public/y")
+	fmt.Println(a, b, "fetches:", fetches.Load(), "from the fleet:", archive.Stats().FleetHits)
+	// Output: false true fetches: 1 from the fleet: 1
 }

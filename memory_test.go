@@ -105,10 +105,10 @@ func TestMemoryPerAuthority(t *testing.T) {
 }
 
 // No file, however hostile, takes the heap past the budget: 64 MiB filled
-// with the files that compile largest, several times over.
+// with the files that compile largest, twice over.
 func TestMemoryWithinBudget(t *testing.T) {
-	heap, st := fillWithHostileFiles(t, DefaultCacheBytes, 60)
-	t.Logf("64 MiB budget, 60 hostile 500 KiB files: %d held, %.1f MiB counted, heap grew %.1f MiB",
+	heap, st := fillWithHostileFiles(t, DefaultCacheBytes, 30)
+	t.Logf("64 MiB budget, 30 hostile 500 KiB files: %d held, %.1f MiB counted, heap grew %.1f MiB",
 		st.Entries, float64(st.Bytes)/(1<<20), float64(heap)/(1<<20))
 	assert.LessOrEqual(t, st.Bytes, int64(DefaultCacheBytes))
 	assert.Positive(t, st.Evictions)
