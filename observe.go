@@ -45,10 +45,10 @@ func (c *Client) Observe(robotsURL string, resp *http.Response) error {
 	held := c.cache.Held(a.Key)
 	if resp.StatusCode == http.StatusNotModified && resp.Request != nil {
 		if sent, have := resp.Request.Header.Get("If-None-Match"), held.Validators().ETag; sent != "" && sent != have {
-			return fail(fmt.Errorf("a 304 to If-None-Match %q, but the copy held has ETag %q", sent, have))
+			return fail(fmt.Errorf("a 304 to If-None-Match %s, but the copy held has ETag %s", sent, have))
 		}
 		if sent, have := resp.Request.Header.Get("If-Modified-Since"), held.Validators().LastModified; sent != "" && sent != have {
-			return fail(fmt.Errorf("a 304 to If-Modified-Since %q, but the copy held was last modified %q", sent, have))
+			return fail(fmt.Errorf("a 304 to If-Modified-Since %s, but the copy held was last modified %s", sent, have))
 		}
 	}
 	res, err := c.fetcher.Read(robotsURL, resp)
