@@ -128,13 +128,8 @@ func TestThirtyHosts(t *testing.T) {
 
 // However many goroutines ask about a cold authority, it is fetched once.
 func TestOneFetchPerColdAuthority(t *testing.T) {
-	release := make(chan struct{})
-	arrived := make(chan struct{}, 1)
-	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
-		arrived <- struct{}{}
-		<-release
-		robotsTxt(disallowPrivate)(w, r)
-	})
+	g := newGate()
+	s := newSite(t, g.hold(robotsTxt(disallowPrivate)))
 	c := newClient(t, newClock(), robots.Options{})
 	const n = 100
 	var wg sync.WaitGroup
@@ -152,11 +147,11 @@ func TestOneFetchPerColdAuthority(t *testing.T) {
 			}
 		}()
 	}
-	<-arrived // the fetch is under way, and cannot end before release
+	<-g.arrived // the fetch is under way, and cannot end before the gate opens
 	for i := 0; i < n; i++ {
 		<-asking
 	}
-	close(release)
+	g.open()
 	wg.Wait()
 	assert.Equal(t, int32(1), s.requests.Load())
 	assert.Equal(t, int32(n), disallowed.Load())
@@ -195,24 +190,19 @@ func TestInvalidateDuringFetch(t *testing.T) {
 // them leaves when its context ends.
 func TestMaxConcurrentFetches(t *testing.T) {
 	h := newHosts(t)
-	release := make(chan struct{})
-	arrived := make(chan struct{}, 1)
-	h.add("slow.test", func(w http.ResponseWriter, r *http.Request) {
-		arrived <- struct{}{}
-		<-release
-		robotsTxt(disallowPrivate)(w, r)
-	})
+	g := newGate()
+	h.add("slow.test", g.hold(robotsTxt(disallowPrivate)))
 	h.add("fast.test", robotsTxt(disallowPrivate))
 	c := newClient(t, newClock(), robots.Options{HTTPClient: h.hc, MaxConcurrentFetches: 1})
 	slow := make(chan bool)
 	go func() { slow <- allowed(t, c, "http://slow.test/private") }()
-	<-arrived
+	<-g.arrived
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	_, err := c.Allowed(ctx, "http://fast.test/private")
 	assert.ErrorIs(t, err, context.DeadlineExceeded, "queued behind the slow fetch")
 	assert.Zero(t, h.fetches("fast.test"))
-	close(release)
+	g.open()
 	assert.False(t, <-slow)
 	assert.False(t, allowed(t, c, "http://fast.test/private"))
 	assert.Equal(t, 1, h.fetches("fast.test"))

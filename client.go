@@ -81,6 +81,7 @@ func New(o Options) (*Client, error) {
 		Fleet:      o.Fleet,
 		MaxFetches: o.MaxConcurrentFetches,
 		Grace:      o.fetchTimeout(),
+		MaxBody:    o.maxBytes(),
 		Policy:     c.policy,
 		Now:        c.now,
 		Fetch:      c.fetch,

@@ -601,13 +601,8 @@ func TestInvalidate(t *testing.T) {
 // A caller that gives up gets its context's error; the others, and the
 // cache, are unaffected.
 func TestCallerCancelsMidFetch(t *testing.T) {
-	release := make(chan struct{})
-	arrived := make(chan struct{}, 1)
-	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
-		arrived <- struct{}{}
-		<-release
-		robotsTxt(disallowPrivate)(w, r)
-	})
+	g := newGate()
+	s := newSite(t, g.hold(robotsTxt(disallowPrivate)))
 	c := newClient(t, newClock(), robots.Options{})
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -616,7 +611,7 @@ func TestCallerCancelsMidFetch(t *testing.T) {
 		_, err := c.Allowed(ctx, s.URL+"/private")
 		canceled <- err
 	}()
-	<-arrived
+	<-g.arrived
 	others := make(chan bool, 3)
 	for i := 0; i < 3; i++ {
 		go func() {
@@ -632,7 +627,7 @@ func TestCallerCancelsMidFetch(t *testing.T) {
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, "allowed", re.Op)
 
-	close(release)
+	g.open()
 	for i := 0; i < 3; i++ {
 		assert.False(t, <-others)
 	}

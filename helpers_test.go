@@ -182,3 +182,26 @@ func onFetch(o *robots.Options) <-chan robots.FetchEvent {
 	o.OnFetch = func(e robots.FetchEvent) { ch <- e }
 	return ch
 }
+
+// gate holds the requests of the handlers it wraps until it is opened, and
+// says when each arrives: a test knows a fetch is under way, and that it
+// cannot end before the test lets it.
+type gate struct {
+	arrived chan struct{}
+	release chan struct{}
+}
+
+func newGate() *gate {
+	return &gate{arrived: make(chan struct{}, 100), release: make(chan struct{})}
+}
+
+// hold wraps h: each request arrives, then waits for open.
+func (g *gate) hold(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		g.arrived <- struct{}{}
+		<-g.release
+		h(w, r)
+	}
+}
+
+func (g *gate) open() { close(g.release) }

@@ -16,13 +16,6 @@ import (
 	"github.com/crawlkit/robots/status"
 )
 
-func heapInUse() int64 {
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return int64(m.HeapAlloc)
-}
-
 // memClient returns a Client with a byte budget of budget, for the
 // ExampleBot crawler.
 func memClient(t testing.TB, budget int64) *Client {
@@ -72,14 +65,14 @@ func bytesPerAuthority(t testing.TB, files [][]byte) (per []int64, counted, heap
 	for i, body := range files {
 		recs[i] = c.record(fmt.Sprintf("https://host-%d.example", i), slices.Clone(body))
 	}
-	before := heapInUse()
-	for _, r := range recs {
-		b := c.Stats().Bytes
-		require.NoError(t, c.cache.Put(r.Authority, r))
-		per = append(per, c.Stats().Bytes-b)
-	}
-	recs = nil
-	heap = heapInUse() - before
+	_, heap = sharedtest.Memory(func() {
+		for _, r := range recs {
+			b := c.Stats().Bytes
+			require.NoError(t, c.cache.Put(r.Authority, r))
+			per = append(per, c.Stats().Bytes-b)
+		}
+		recs = nil
+	})
 	runtime.KeepAlive(c)
 	// The records were allocated before the heap was measured; the
 	// bodies they hold are part of what the cache keeps.
@@ -119,12 +112,12 @@ func TestMemoryWithinBudget(t *testing.T) {
 // and returns how much the heap grew, and the Client's figures.
 func fillWithHostileFiles(t testing.TB, budget int64, n int) (int64, Stats) {
 	c := memClient(t, budget)
-	before := heapInUse()
-	for i := range n {
-		key := fmt.Sprintf("https://hostile-%d.example", i)
-		require.NoError(t, c.cache.Put(key, c.record(key, hostileFile(i))))
-	}
-	heap := heapInUse() - before
+	_, heap := sharedtest.Memory(func() {
+		for i := range n {
+			key := fmt.Sprintf("https://hostile-%d.example", i)
+			require.NoError(t, c.cache.Put(key, c.record(key, hostileFile(i))))
+		}
+	})
 	runtime.KeepAlive(c)
 	return heap, c.Stats()
 }

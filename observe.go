@@ -44,10 +44,11 @@ func (c *Client) Observe(robotsURL string, resp *http.Response) error {
 	}
 	held := c.cache.Held(a.Key)
 	if resp.StatusCode == http.StatusNotModified && resp.Request != nil {
-		if sent, have := resp.Request.Header.Get("If-None-Match"), held.Validators().ETag; sent != "" && sent != have {
+		v := held.Validators()
+		if sent, have := resp.Request.Header.Get("If-None-Match"), v.ETag; sent != "" && sent != have {
 			return fail(fmt.Errorf("a 304 to If-None-Match %s, but the copy held has ETag %s", sent, have))
 		}
-		if sent, have := resp.Request.Header.Get("If-Modified-Since"), held.Validators().LastModified; sent != "" && sent != have {
+		if sent, have := resp.Request.Header.Get("If-Modified-Since"), v.LastModified; sent != "" && sent != have {
 			return fail(fmt.Errorf("a 304 to If-Modified-Since %s, but the copy held was last modified %s", sent, have))
 		}
 	}

@@ -25,14 +25,19 @@ const (
 	DefaultCacheBytes = 64 << 20
 )
 
+// maxBytes returns the body cap o asks for, within its bounds (as package
+// fetch clamps it).
+func (o *Options) maxBytes() int64 {
+	return min(max(o.MaxBytes, fetch.DefaultMaxBytes), fetch.MaxMaxBytes)
+}
+
 // cacheBytes returns the byte budget o asks for, within its bounds.
 func (o *Options) cacheBytes() int64 {
-	maxBytes := min(max(o.MaxBytes, fetch.DefaultMaxBytes), fetch.MaxMaxBytes)
 	b := o.CacheBytes
 	if b <= 0 {
 		b = DefaultCacheBytes
 	}
-	return max(b, 16*maxBytes)
+	return max(b, 16*o.maxBytes())
 }
 
 // fetchTimeout returns the fetch timeout o asks for.

@@ -30,7 +30,6 @@ package cache
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -58,10 +57,16 @@ type Config[V Sizer] struct {
 	// MaxFetches bounds the fetches in flight at once; zero means no bound.
 	MaxFetches int
 
-	// Grace is how long an expired entry keeps being served while its
-	// refresh runs; a fleet lease lasts Grace plus LeaseMargin. It should
-	// be the fetch's timeout.
+	// Grace is how long an expired entry keeps being served once its
+	// refresh has started (time queued for a fetch slot does not count); a
+	// fleet lease lasts Grace plus LeaseMargin. It should be the fetch's
+	// timeout.
 	Grace time.Duration
+
+	// MaxBody is the largest body accepted in a record from outside the
+	// process (a fleet, Seed): the body cap of this process's fetches. Zero
+	// means MaxBodyBytes.
+	MaxBody int64
 
 	// Policy computes records; Fetch normally uses it, and the Cache does
 	// when a fetch fails unexpectedly.
@@ -121,22 +126,38 @@ type Cache[V Sizer] struct {
 	lease   time.Duration
 	log     *slog.Logger
 
-	mu      sync.Mutex // guards flights; orders commits, Put and Invalidate
-	flights map[string]*flight[V]
+	// flights maps a key to its flight. It is read without a lock, so that
+	// the callers served stale during a refresh do not contend; flights are
+	// added, superseded, and removed at their final commit under mu, which
+	// also orders every store against Put and Invalidate.
+	flights sync.Map // string -> *flight[V]
+	mu      sync.Mutex
 
 	fleetHits, fleetErrors, fallbacks, leaseLost, panics atomic.Uint64
 }
 
 // flight is one fetch of an authority and the callers waiting on it.
 type flight[V Sizer] struct {
-	start time.Time
-	done  chan struct{} // closed when entry or err is set
-	early chan struct{} // closed when stale is set
-	entry *Entry[V]
-	stale *Entry[V] // a copy to serve until done, from the fleet
-	err   error
+	started atomic.Pointer[time.Time] // when its fetch began; nil while queued for a slot
+	done    chan struct{}             // closed when entry or err is set
+	early   chan struct{}             // closed when stale is set
+	entry   *Entry[V]
+	stale   *Entry[V] // a copy to serve until done, from the fleet
+	err     error
 
 	superseded bool // by Invalidate or Put: its result is not stored; under Cache.mu
+}
+
+// begin records that the flight's fetch starts at now: its grace runs from
+// then.
+func (fl *flight[V]) begin(now time.Time) { fl.started.Store(&now) }
+
+// inGrace reports whether an expired entry may still be served at now
+// while fl runs: it has not started its fetch yet (it is queued), or
+// started less than grace ago.
+func (fl *flight[V]) inGrace(now time.Time, grace time.Duration) bool {
+	st := fl.started.Load()
+	return st == nil || now.Sub(*st) < grace
 }
 
 // New returns a Cache configured by cfg.
@@ -147,13 +168,15 @@ func New[V Sizer](cfg Config[V]) *Cache[V] {
 	if cfg.FleetTimeout <= 0 {
 		cfg.FleetTimeout = DefaultFleetTimeout
 	}
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = MaxBodyBytes
+	}
 	c := &Cache[V]{
 		cfg:     cfg,
 		local:   newLocal[V](cfg.Bytes),
 		outages: newPoliteness(cfg.Outages),
 		lease:   cfg.Grace + LeaseMargin,
 		log:     cfg.Logger,
-		flights: map[string]*flight[V]{},
 	}
 	if cfg.MaxFetches > 0 {
 		c.slots = make(chan struct{}, cfg.MaxFetches)
@@ -165,12 +188,12 @@ func New[V Sizer](cfg Config[V]) *Cache[V] {
 }
 
 // Lookup returns key's entry for a caller: the fresh one held; else, while
-// a refresh runs, the expired one (for at most the grace period, and only
-// if it is at most DefaultLifetime old or the authority is unreachable,
-// RFC 9309 §2.4); else the outcome of the fetch, once it is there. It also
-// returns the time the entry is to be judged at. ctx bounds only this
-// caller's wait, never the fetch; the error is ctx's, or, should deriving a
-// value fail even for a failed fetch, that failure.
+// a refresh runs, the expired one (until the refresh has run for the grace
+// period, and only if it is at most DefaultLifetime old or the authority is
+// unreachable, RFC 9309 §2.4); else the outcome of the fetch, once it is
+// there. It also returns the time the entry is to be judged at. ctx bounds
+// only this caller's wait, never the fetch; the error is ctx's, or, should
+// deriving a value fail even for a failed fetch, that failure.
 func (c *Cache[V]) Lookup(ctx context.Context, key string) (*Entry[V], Served, time.Time, error) {
 	now := c.cfg.Now()
 	e, ok := c.local.get(key)
@@ -186,7 +209,7 @@ func (c *Cache[V]) miss(ctx context.Context, key string, held *Entry[V], now tim
 		// its outage alone, without a fetch.
 		if o, ok := c.outages.get(key); ok && now.Before(o.NextRetry) {
 			if e, err := c.derive(o.Record(key), nil); err == nil {
-				c.keep(key, e)
+				c.keep(key, o, e)
 				return e, Hit, now, nil
 			}
 		}
@@ -195,7 +218,7 @@ func (c *Cache[V]) miss(ctx context.Context, key string, held *Entry[V], now tim
 		return nil, 0, now, err // no fetch for a caller already gone
 	}
 	fl := c.join(key, now)
-	if held != nil && servable(held.Record, now) && now.Sub(fl.start) < c.cfg.Grace {
+	if held != nil && servable(held.Record, now) && fl.inGrace(now, c.cfg.Grace) {
 		return held, Stale, now, nil
 	}
 	select {
@@ -223,15 +246,22 @@ func servable(r *Record, now time.Time) bool {
 	return r.Unreachable() || now.Sub(r.FetchedAt) <= DefaultLifetime
 }
 
-// join returns the flight of key, starting one if none runs.
+// join returns the flight of key, starting one if none runs. Without a
+// bound on fetches, nothing can hold a flight back: it begins at once.
 func (c *Cache[V]) join(key string, now time.Time) *flight[V] {
+	if fl, ok := c.flights.Load(key); ok {
+		return fl.(*flight[V])
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if fl, ok := c.flights[key]; ok {
-		return fl
+	if fl, ok := c.flights.Load(key); ok {
+		return fl.(*flight[V])
 	}
-	fl := &flight[V]{start: now, done: make(chan struct{}), early: make(chan struct{})}
-	c.flights[key] = fl
+	fl := &flight[V]{done: make(chan struct{}), early: make(chan struct{})}
+	if c.slots == nil {
+		fl.begin(now)
+	}
+	c.flights.Store(key, fl)
 	go c.run(key, fl)
 	return fl
 }
@@ -241,11 +271,7 @@ func (c *Cache[V]) join(key string, now time.Time) *flight[V] {
 // superseded meanwhile.
 func (c *Cache[V]) run(key string, fl *flight[V]) {
 	defer func() {
-		c.mu.Lock()
-		if c.flights[key] == fl {
-			delete(c.flights, key)
-		}
-		c.mu.Unlock()
+		c.flights.CompareAndDelete(key, fl) // if it ended without a final commit
 		close(fl.done)
 	}()
 	// A flight that ended while this one was being set up may have stored
@@ -267,14 +293,19 @@ func (c *Cache[V]) run(key string, fl *flight[V]) {
 	}
 	e, err := c.derive(rec, held)
 	if err != nil {
-		now := c.cfg.Now()
-		if e, err = c.derive(c.cfg.Policy.Next(key, heldRec, nil, status.Classify(nil, now), now), held); err != nil {
+		if e, err = c.derive(c.failed(key, heldRec), held); err != nil {
 			fl.err = err
 			return
 		}
 	}
 	fl.entry = e
 	c.commit(key, fl, e, true)
+}
+
+// failed returns the record of a fetch of key that failed unexpectedly.
+func (c *Cache[V]) failed(key string, held *Record) *Record {
+	now := c.cfg.Now()
+	return c.cfg.Policy.Next(key, held, nil, status.Classify(nil, now), now)
 }
 
 // commit stores e for key unless fl was superseded, and reports whether it
@@ -284,22 +315,31 @@ func (c *Cache[V]) run(key string, fl *flight[V]) {
 func (c *Cache[V]) commit(key string, fl *flight[V], e *Entry[V], final bool) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if final && c.flights[key] == fl {
-		delete(c.flights, key)
+	if final {
+		c.flights.CompareAndDelete(key, fl)
 	}
-	if fl.superseded {
-		return false
-	}
-	c.local.put(key, e)
-	c.outages.note(key, e.Record)
-	return true
+	return !fl.superseded && c.store(key, e)
 }
 
-// keep stores e for key unless a flight runs for it.
-func (c *Cache[V]) keep(key string, e *Entry[V]) {
+// store puts e in the local tier and notes the politeness state of its
+// record; c.mu is held. It reports whether the local tier kept e.
+func (c *Cache[V]) store(key string, e *Entry[V]) bool {
+	c.outages.note(key, e.Record)
+	return c.local.put(key, e)
+}
+
+// keep stores e, made from key's outage o alone, unless something has come
+// since: a flight, an entry, or a change of the outage (Put, Invalidate).
+func (c *Cache[V]) keep(key string, o Outage, e *Entry[V]) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.flights[key]; !ok {
+	if _, ok := c.flights.Load(key); ok {
+		return
+	}
+	if _, ok := c.local.get(key); ok {
+		return
+	}
+	if cur, ok := c.outages.get(key); ok && cur == o {
 		c.local.put(key, e)
 	}
 }
@@ -307,9 +347,8 @@ func (c *Cache[V]) keep(key string, e *Entry[V]) {
 // supersede ends the current generation of key: its flight, if any, will
 // not store its result. c.mu is held.
 func (c *Cache[V]) supersede(key string) {
-	if fl, ok := c.flights[key]; ok {
-		fl.superseded = true
-		delete(c.flights, key)
+	if fl, ok := c.flights.LoadAndDelete(key); ok {
+		fl.(*flight[V]).superseded = true
 	}
 }
 
@@ -331,6 +370,9 @@ func (c *Cache[V]) obtain(key string, held *Record, fl *flight[V]) (*Record, fun
 	if c.cfg.Fleet == nil {
 		c.acquireSlot()
 		defer c.releaseSlot()
+		if c.slots != nil {
+			fl.begin(c.cfg.Now())
+		}
 		return c.fetch(key, held)
 	}
 	return c.viaFleet(key, held, fl)
@@ -346,8 +388,7 @@ func (c *Cache[V]) fetch(key string, held *Record) (rec *Record, after func()) {
 			rec, after = nil, nil
 		}
 		if rec == nil {
-			now := c.cfg.Now()
-			rec = c.cfg.Policy.Next(key, held, nil, status.Classify(nil, now), now)
+			rec = c.failed(key, held)
 		}
 	}()
 	return c.cfg.Fetch(context.Background(), key, held)
@@ -388,195 +429,6 @@ func (c *Cache[V]) releaseSlot() {
 	}
 }
 
-// Polling bounds of a process waiting for another's publication.
-const (
-	pollMin = 5 * time.Millisecond
-	pollMax = 250 * time.Millisecond
-)
-
-// errWaitedTooLong ends a wait for another process's publication that
-// outlived two leases by the real clock.
-var errWaitedTooLong = errors.New("no record published within two fetch leases")
-
-// viaFleet obtains key's record through the fleet: its fresh record; or,
-// with the lease, a fetch, published; or, while another process holds the
-// lease, its publication, polled for until the lease runs out (then it takes
-// over). Any failure of the fleet falls back to a fetch of this process.
-func (c *Cache[V]) viaFleet(key string, held *Record, fl *flight[V]) (*Record, func()) {
-	slot := false // whether this flight holds a fetch slot
-	defer func() {
-		if slot {
-			c.releaseSlot()
-		}
-	}()
-	deadline := time.Now().Add(2 * c.lease)
-	for {
-		now := c.cfg.Now()
-		g, err := c.acquire(key, now)
-		if err != nil {
-			return c.fallback(key, held, &slot, err)
-		}
-		switch {
-		case g.Lease != nil && !slot && !c.tryAcquireSlot():
-			// Never hold the fleet's lease while queued for a slot: it
-			// would run out and let another process fetch too.
-			c.release(*g.Lease)
-			c.acquireSlot()
-			slot = true
-			continue
-		case g.Lease != nil:
-			slot = true
-			rec, after := c.fetch(key, newer(held, g.Record))
-			c.share(key, *g.Lease, rec, fl)
-			return rec, after
-		case g.HeldUntil.IsZero():
-			c.fleetHits.Add(1)
-			return g.Record, nil
-		}
-		if slot { // not needed while another fetches
-			c.releaseSlot()
-			slot = false
-		}
-		if g.Record != nil {
-			c.offer(key, g.Record, fl)
-		}
-		for wait := pollMin; ; wait = min(2*wait, pollMax) {
-			if time.Now().After(deadline) {
-				return c.fallback(key, held, &slot, errWaitedTooLong)
-			}
-			t := time.NewTimer(wait)
-			<-t.C
-			now = c.cfg.Now()
-			if !now.Before(g.HeldUntil) {
-				break // the lease ran out: take over
-			}
-			rec, err := c.get(key, now)
-			if err != nil {
-				return c.fallback(key, held, &slot, err)
-			}
-			if rec != nil && rec.Fresh(now) {
-				c.fleetHits.Add(1)
-				return rec, nil
-			}
-		}
-	}
-}
-
-// fallback fetches key in this process after the fleet failed with err.
-func (c *Cache[V]) fallback(key string, held *Record, slot *bool, err error) (*Record, func()) {
-	if !errors.Is(err, errWaitedTooLong) {
-		c.fleetErrors.Add(1)
-	}
-	c.fallbacks.Add(1)
-	c.log.Warn("robots: fleet failed; fetching robots.txt locally", "authority", key, "err", err)
-	if !*slot {
-		c.acquireSlot()
-		*slot = true
-	}
-	return c.fetch(key, held)
-}
-
-// share publishes rec under lease l, or releases l when the flight was
-// superseded: a fetch begun before Invalidate or Put becomes current nowhere.
-func (c *Cache[V]) share(key string, l Lease, rec *Record, fl *flight[V]) {
-	c.mu.Lock()
-	superseded := fl.superseded
-	c.mu.Unlock()
-	if superseded {
-		c.release(l)
-		return
-	}
-	err := c.fleetOp("publish", key, func(ctx context.Context) error {
-		return c.cfg.Fleet.Publish(ctx, l, rec, c.cfg.Now())
-	})
-	switch {
-	case errors.Is(err, ErrLeaseLost):
-		c.leaseLost.Add(1)
-		c.log.Info("robots: fetch lease lost before publishing; the fleet keeps its record", "authority", key)
-	case err != nil:
-		c.fleetErrors.Add(1)
-		c.log.Warn("robots: publishing to the fleet failed", "authority", key, "err", err)
-	}
-}
-
-// offer serves rec, the fleet's stale record, to the callers of key while
-// another process refreshes it, when this process has no copy of its own.
-func (c *Cache[V]) offer(key string, rec *Record, fl *flight[V]) {
-	if fl.stale != nil || !servable(rec, c.cfg.Now()) {
-		return
-	}
-	if _, ok := c.local.get(key); ok {
-		return
-	}
-	e, err := c.derive(rec, nil)
-	if err != nil || !c.commit(key, fl, e, false) {
-		return
-	}
-	fl.stale = e
-	close(fl.early)
-}
-
-// newer returns whichever of a and b was fetched last.
-func newer(a, b *Record) *Record {
-	if a == nil || b != nil && b.FetchedAt.After(a.FetchedAt) {
-		return b
-	}
-	return a
-}
-
-// fleetOp runs one operation on the fleet, bounded by FleetTimeout, with a
-// panic contained as an error.
-func (c *Cache[V]) fleetOp(op, key string, fn func(ctx context.Context) error) (err error) {
-	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.FleetTimeout)
-	defer cancel()
-	defer func() {
-		if p := recover(); p != nil {
-			c.panics.Add(1)
-			c.log.Error("robots: fleet panicked", "op", op, "authority", key, "panic", p)
-			err = fmt.Errorf("fleet %s of %s panicked: %v", op, key, p)
-		}
-	}()
-	return fn(ctx)
-}
-
-func (c *Cache[V]) acquire(key string, now time.Time) (g Grant, err error) {
-	err = c.fleetOp("acquire", key, func(ctx context.Context) error {
-		g, err = c.cfg.Fleet.Acquire(ctx, key, now, c.lease)
-		return err
-	})
-	switch {
-	case err != nil:
-	case g.Lease != nil && g.Lease.Key != key:
-		err = fmt.Errorf("fleet granted a lease of %q for %q", g.Lease.Key, key)
-	case g.Record != nil:
-		err = checkShared(g.Record, key, now)
-	case g.Lease == nil && g.HeldUntil.IsZero():
-		err = fmt.Errorf("fleet granted nothing for %q: no record, no lease, no holder", key)
-	}
-	if err != nil && g.Lease != nil {
-		c.release(*g.Lease)
-	}
-	return g, err
-}
-
-func (c *Cache[V]) get(key string, now time.Time) (rec *Record, err error) {
-	err = c.fleetOp("get", key, func(ctx context.Context) error {
-		rec, err = c.cfg.Fleet.Get(ctx, key)
-		return err
-	})
-	if err == nil && rec != nil {
-		err = checkShared(rec, key, now)
-	}
-	return rec, err
-}
-
-func (c *Cache[V]) release(l Lease) {
-	if err := c.fleetOp("release", l.Key, func(ctx context.Context) error { return c.cfg.Fleet.Release(ctx, l) }); err != nil {
-		c.fleetErrors.Add(1)
-		c.log.Warn("robots: releasing a fleet lease failed", "authority", l.Key, "err", err)
-	}
-}
-
 // Held returns the record held for key, fresh or not: the local tier's, or
 // the record of its outage; nil when there is none.
 func (c *Cache[V]) Held(key string) *Record {
@@ -601,45 +453,60 @@ func (c *Cache[V]) Put(key string, rec *Record) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.supersede(key)
-	c.local.put(key, e)
-	c.outages.note(key, rec)
+	c.store(key, e)
 	return nil
 }
 
 // Seed adds records known from elsewhere, such as an export: each one that
 // is newer than what is held for its authority, when no fetch of it is
 // under way. Their times stand: a fresh one answers until its freshness
-// ends, an expired one is refetched. Values are derived for all of them
-// before any is added, so that a failure adds nothing. It returns how many
-// were added.
+// ends, an expired one is refetched. A record whose body is larger than
+// MaxBody is refused: Seed then returns an error wrapping
+// ErrMalformedRecord and adds nothing, as it does when deriving a value
+// fails. It returns how many records the local tier or the politeness table
+// took.
 func (c *Cache[V]) Seed(recs []*Record) (int, error) {
-	entries := make([]*Entry[V], len(recs))
-	for i, r := range recs {
+	var entries []*Entry[V]
+	for _, r := range recs {
+		if int64(len(r.Body)) > c.cfg.MaxBody || r.Good != nil && int64(len(r.Good.Body)) > c.cfg.MaxBody {
+			return 0, fmt.Errorf("%w: the record of %q holds a body over the cap of %d bytes", ErrMalformedRecord, r.Authority, c.cfg.MaxBody)
+		}
+	}
+	for _, r := range recs {
+		if !c.isNewer(r) {
+			continue // not worth compiling
+		}
 		e, err := c.derive(r, nil)
 		if err != nil {
 			return 0, err
 		}
-		entries[i] = e
+		entries = append(entries, e)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	added := 0
 	for _, e := range entries {
-		key, at := e.Record.Authority, e.Record.FetchedAt
-		if _, ok := c.flights[key]; ok {
+		key := e.Record.Authority
+		if _, running := c.flights.Load(key); running || !c.isNewer(e.Record) {
 			continue
 		}
-		if cur, ok := c.local.get(key); ok && !cur.Record.FetchedAt.Before(at) {
-			continue
+		if c.store(key, e) || e.Record.Unreachable() {
+			added++
 		}
-		if o, ok := c.outages.get(key); ok && !o.Last.Before(at) {
-			continue
-		}
-		c.local.put(key, e)
-		c.outages.note(key, e.Record)
-		added++
 	}
 	return added, nil
+}
+
+// isNewer reports whether r was fetched after what is held for its
+// authority.
+func (c *Cache[V]) isNewer(r *Record) bool {
+	if cur, ok := c.local.get(r.Authority); ok && !cur.Record.FetchedAt.Before(r.FetchedAt) {
+		return false
+	}
+	if o, ok := c.outages.get(r.Authority); ok && !o.Last.Before(r.FetchedAt) {
+		return false
+	}
+	return true
 }
 
 // Invalidate forgets key: its entry, its politeness state, and the result

@@ -293,6 +293,26 @@ func TestMaxFetches(t *testing.T) {
 	e, _ := lookup(t, c, keyB)
 	assert.Contains(t, e.Value.body, "/call-2")
 	assert.Equal(t, 1, o.maxIn)
+
+	// A refresh queued for a slot has not started: its grace has not begun,
+	// however long the queue, and callers keep getting the copy held.
+	served := func(key string) cache.Served { // bounded: a regression fails, never hangs
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_, served, _, err := c.Lookup(ctx, key)
+		require.NoError(t, err, "a refresh kept its callers waiting")
+		return served
+	}
+	clk.Advance(2 * time.Minute) // both expired
+	o.hold(3)
+	require.Equal(t, cache.Stale, served(keyA))
+	require.Equal(t, keyA, <-o.started) // A's refresh holds the slot
+	require.Equal(t, cache.Stale, served(keyB), "B's refresh is queued")
+	clk.Advance(time.Minute) // far past the grace
+	assert.Equal(t, cache.Stale, served(keyB), "still queued: still served")
+	o.release(3)
+	assert.Equal(t, keyB, <-o.started)
+	afterGrace(t, clk, c, keyB)
 }
 
 // An authority in backoff is not fetched before its retry time, even when
@@ -592,7 +612,15 @@ func TestFleetFaults(t *testing.T) {
 		"another authority":   func(context.Context) (*cache.Record, error) { return fleettest.Sample(keyB, now), nil },
 		"fresh for a century": func(context.Context) (*cache.Record, error) { return forever, nil },
 		"from the future":     func(context.Context) (*cache.Record, error) { return fleettest.Sample(keyA, now.Add(time.Hour)), nil },
-		"grants nothing":      func(context.Context) (*cache.Record, error) { return nil, nil },
+		"stale granted as fresh": func(context.Context) (*cache.Record, error) {
+			return fleettest.Sample(keyA, now.Add(-30*time.Hour)), nil
+		},
+		"a body over the cap": func(context.Context) (*cache.Record, error) {
+			r := fleettest.Sample(keyA, now)
+			r.Body = make([]byte, 2048)
+			return r, nil
+		},
+		"grants nothing": func(context.Context) (*cache.Record, error) { return nil, nil },
 		"hangs until the timeout": func(ctx context.Context) (*cache.Record, error) {
 			<-ctx.Done()
 			return nil, ctx.Err()
@@ -606,6 +634,7 @@ func TestFleetFaults(t *testing.T) {
 			c := newCache(t, o, func(cfg *cache.Config[*val]) {
 				cfg.Fleet = f
 				cfg.FleetTimeout = 50 * time.Millisecond
+				cfg.MaxBody = 1024
 			})
 			e, _ := lookup(t, c, keyA)
 			assert.Contains(t, e.Value.body, "/call-1", "fetched locally")
@@ -676,4 +705,95 @@ func TestNewFlightAfterCommit(t *testing.T) {
 	}
 	afterGrace(t, clk, c, keyA)
 	assert.Equal(t, 2, o.fetches(keyA))
+}
+
+// grantFleet wraps a MemoryFleet: Acquire grants what grant makes of the
+// real grant, and Publish fails with publishErr when it is set.
+type grantFleet struct {
+	*cache.MemoryFleet
+	grant      func(cache.Grant) cache.Grant
+	publishErr error
+}
+
+func (f *grantFleet) Acquire(ctx context.Context, key string, now time.Time, ttl time.Duration) (cache.Grant, error) {
+	g, err := f.MemoryFleet.Acquire(ctx, key, now, ttl)
+	if f.grant != nil {
+		g = f.grant(g)
+	}
+	return g, err
+}
+
+func (f *grantFleet) Publish(ctx context.Context, l cache.Lease, rec *cache.Record, now time.Time) error {
+	if f.publishErr != nil {
+		return f.publishErr
+	}
+	return f.MemoryFleet.Publish(ctx, l, rec, now)
+}
+
+// A fleet that says a lease is held until a time already past is not
+// believed: the process does not spin on it, it fetches for itself.
+func TestFleetHolderInThePast(t *testing.T) {
+	f := &grantFleet{MemoryFleet: cache.NewMemoryFleet(), grant: func(g cache.Grant) cache.Grant {
+		return cache.Grant{HeldUntil: now.Add(-time.Second)}
+	}}
+	clk := &clock{t: now}
+	o := newOrigin(clk)
+	c := newCache(t, o, func(cfg *cache.Config[*val]) { cfg.Fleet = f })
+	e, _ := lookup(t, c, keyA)
+	assert.Contains(t, e.Value.body, "/call-1")
+	assert.Equal(t, uint64(1), c.Stats().FleetFallbacks)
+}
+
+// With the lease in hand, a stale record that cannot be trusted is ignored:
+// the process fetches and publishes, and the fleet is repaired.
+func TestFleetRepairsABadRecord(t *testing.T) {
+	bad := fleettest.Sample(keyB, now.Add(-2*time.Hour)) // another authority's
+	f := &grantFleet{MemoryFleet: cache.NewMemoryFleet(), grant: func(g cache.Grant) cache.Grant {
+		if g.Lease != nil {
+			g.Record = bad
+		}
+		return g
+	}}
+	clk := &clock{t: now}
+	o := newOrigin(clk)
+	c := newCache(t, o, func(cfg *cache.Config[*val]) { cfg.Fleet = f })
+	e, _ := lookup(t, c, keyA)
+	assert.Contains(t, e.Value.body, "/call-1")
+	assert.Equal(t, uint64(1), c.Stats().FleetErrors)
+	assert.Zero(t, c.Stats().FleetFallbacks, "it fetched with the lease, as the fleet's fetcher")
+	rec, err := f.Get(context.Background(), keyA)
+	require.NoError(t, err)
+	require.NotNil(t, rec, "and published")
+	assert.Contains(t, string(rec.Body), "/call-1")
+}
+
+// A publication that fails releases the lease: the others need not wait
+// for it to run out.
+func TestFleetFailedPublishReleases(t *testing.T) {
+	f := &grantFleet{MemoryFleet: cache.NewMemoryFleet(), publishErr: errors.New("read-only replica")}
+	clk := &clock{t: now}
+	o := newOrigin(clk)
+	c := newCache(t, o, func(cfg *cache.Config[*val]) { cfg.Fleet = f })
+	lookup(t, c, keyA)
+	assert.Equal(t, uint64(1), c.Stats().FleetErrors)
+	g, err := f.MemoryFleet.Acquire(context.Background(), keyA, clk.Now(), time.Minute)
+	require.NoError(t, err)
+	assert.NotNil(t, g.Lease, "the lease was released")
+}
+
+// Seed refuses a record whose body is over the cap, adds nothing then, and
+// counts only the records it took.
+func TestSeedRefuses(t *testing.T) {
+	clk := &clock{t: now}
+	o := newOrigin(clk)
+	c := newCache(t, o, func(cfg *cache.Config[*val]) { cfg.MaxBody = 1024 })
+	big := fleettest.Sample(keyB, now)
+	big.Body = make([]byte, 2048)
+	n, err := c.Seed([]*cache.Record{fleettest.Sample(keyA, now), big})
+	assert.ErrorIs(t, err, cache.ErrMalformedRecord)
+	assert.Zero(t, n)
+	assert.Zero(t, c.Stats().Entries)
+	n, err = c.Seed([]*cache.Record{fleettest.Sample(keyA, now), fleettest.Sample(keyA, now.Add(-time.Hour))})
+	require.NoError(t, err)
+	assert.Equal(t, 1, n, "the older record of the same authority is not taken")
 }

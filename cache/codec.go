@@ -392,16 +392,4 @@ func (d *decoder) view(limit int) []byte {
 	return v
 }
 
-func (d *decoder) string(limit int) string {
-	n := int(d.uvarint(uint64(limit)))
-	if d.err != nil {
-		return ""
-	}
-	if n > len(d.b) {
-		d.fail("%d bytes declared, %d left", n, len(d.b))
-		return ""
-	}
-	s := string(d.b[:n])
-	d.b = d.b[n:]
-	return s
-}
+func (d *decoder) string(limit int) string { return string(d.view(limit)) }

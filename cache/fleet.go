@@ -91,15 +91,6 @@ func NewToken() string {
 // been fetched: clocks of a fleet's machines disagree by that much at most.
 const maxSkew = 5 * time.Minute
 
-// checkShared reports why rec, read from a fleet for key at now, is not to
-// be trusted (see Check), or is another authority's.
-func checkShared(rec *Record, key string, now time.Time) error {
-	if rec.Authority != key {
-		return fmt.Errorf("%w: the fleet's record for %q is about %q", ErrMalformedRecord, key, rec.Authority)
-	}
-	return rec.Check(now)
-}
-
 // Check reports why r, which comes from outside the process (a fleet, an
 // import), is not to be trusted at now: it breaks a Record's invariants, was
 // fetched in the future (beyond a few minutes of clock skew), or claims a

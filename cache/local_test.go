@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/crawlkit/robots/internal/sharedtest"
 	"github.com/crawlkit/robots/status"
 )
 
@@ -97,21 +98,18 @@ func TestLocalOverheadFollowsTheHeap(t *testing.T) {
 		entries[i] = entryOf(keys[i], 100)
 	}
 	l := newLocal[blob](1 << 40)
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	for i := range keys {
-		l.put(keys[i], entries[i])
-	}
-	runtime.GC()
-	runtime.ReadMemStats(&after)
+	_, kept := sharedtest.Memory(func() {
+		for i := range keys {
+			l.put(keys[i], entries[i])
+		}
+	})
 	// The records, values and keys were allocated before: the heap grew by
 	// the tier's own bookkeeping.
 	var own int64
 	for i := range keys {
 		own += sizeOf(keys[i], entries[i]) - entries[i].Record.Size() - entries[i].Value.Size() - int64(len(keys[i]))
 	}
-	heap := float64(after.HeapAlloc - before.HeapAlloc)
+	heap := float64(kept)
 	assert.InDelta(t, heap, float64(own), heap/4, "the tier's bookkeeping: heap %.0f B/entry, counted %d", heap/n, own/n)
 	runtime.KeepAlive(entries)
 	runtime.KeepAlive(l)
@@ -205,15 +203,12 @@ func TestPolitenessEntrySize(t *testing.T) {
 	}
 	p := newPoliteness(n)
 	rec := &Record{Authority: "x", Class: status.Unreachable, Failures: 1, UnreachableSince: time.Now(), FreshUntil: time.Now()}
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	for _, k := range keys {
-		p.note(k, rec)
-	}
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	per := float64(after.HeapAlloc-before.HeapAlloc) / n
+	_, kept := sharedtest.Memory(func() {
+		for _, k := range keys {
+			p.note(k, rec)
+		}
+	})
+	per := float64(kept) / n
 	t.Logf("%.0f bytes per outage, keys of %d bytes held elsewhere", per, len(keys[0]))
 	assert.Less(t, per+float64(len(keys[0])), 180.0)
 	runtime.KeepAlive(p)

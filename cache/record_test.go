@@ -145,32 +145,23 @@ func TestRecordDecodingRefuses(t *testing.T) {
 	}
 }
 
-// allocated returns the bytes fn allocates.
-func allocated(fn func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	fn()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
 // A declared length is never trusted beyond the bytes there: a few bytes
 // that declare a 1 GiB body allocate a few bytes.
 func TestRecordDecodingAllocatesWhatIsThere(t *testing.T) {
 	body := binary.AppendUvarint(append([]byte("rrec\x01"), 1, 'x', 0, 0, 0, 0, 1, 0, 0), 1<<30)
 	b := binary.LittleEndian.AppendUint32(body, crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)))
-	n := allocated(func() {
+	n, _ := sharedtest.Memory(func() {
 		var r cache.Record
 		assert.Error(t, r.UnmarshalBinary(b))
 	})
-	assert.Less(t, n, uint64(4<<10))
+	assert.Less(t, n, int64(4<<10))
 
 	stream := binary.AppendUvarint(append([]byte("robots-cache"), 1), 1<<30)
-	n = allocated(func() {
+	n, _ = sharedtest.Memory(func() {
 		_, err := cache.ReadStream(bytes.NewReader(append(stream, "only a few bytes"...)))
 		assert.ErrorIs(t, err, cache.ErrMalformedRecord)
 	})
-	assert.Less(t, n, uint64(256<<10), "a record's length costs at most a chunk beyond the bytes read")
+	assert.Less(t, n, int64(256<<10), "a record's length costs at most a chunk beyond the bytes read")
 }
 
 // Size counts what a record holds: decoded records weigh on the heap what
@@ -181,16 +172,13 @@ func TestRecordSize(t *testing.T) {
 	b := encode(t, r)
 	const n = 1000
 	recs := make([]*cache.Record, n)
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	for i := range recs {
-		recs[i] = new(cache.Record)
-		require.NoError(t, recs[i].UnmarshalBinary(b))
-	}
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	heap := float64(after.HeapAlloc-before.HeapAlloc) / n
+	_, kept := sharedtest.Memory(func() {
+		for i := range recs {
+			recs[i] = new(cache.Record)
+			require.NoError(t, recs[i].UnmarshalBinary(b))
+		}
+	})
+	heap := float64(kept) / n
 	assert.InDelta(t, heap, float64(recs[0].Size()), heap/4, "heap %.0f per record, Size %d", heap, recs[0].Size())
 	runtime.KeepAlive(recs)
 }

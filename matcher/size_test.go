@@ -14,20 +14,12 @@ import (
 	"github.com/crawlkit/robots/parser"
 )
 
-func heapAlloc() int64 {
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return int64(m.HeapAlloc)
-}
-
 // retained returns the heap a compiled matcher of r keeps, and the matcher.
 func retained(r *parser.Robots, agents ...string) (int64, *matcher.Matcher) {
-	before := heapAlloc()
-	m := matcher.Compile(r, agents...)
-	after := heapAlloc()
+	var m *matcher.Matcher
+	_, kept := sharedtest.Memory(func() { m = matcher.Compile(r, agents...) })
 	runtime.KeepAlive(r)
-	return after - before, m
+	return kept, m
 }
 
 // hostileShapes are 500 KiB files built to make compiled matchers large.

@@ -14,20 +14,6 @@ import (
 	"github.com/crawlkit/robots/internal/sharedtest"
 )
 
-// memory returns the bytes fn allocates on the heap in all, and the bytes
-// still held after it returns (what it built and keeps).
-func memory(fn func()) (total, retained uint64) {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	fn()
-	runtime.ReadMemStats(&after)
-	total = after.TotalAlloc - before.TotalAlloc
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	return total, after.HeapAlloc - min(after.HeapAlloc, before.HeapAlloc)
-}
-
 func TestHostileInput(t *testing.T) {
 	const mb = 1 << 20
 	tests := []struct {
@@ -100,12 +86,12 @@ func TestHostileInput(t *testing.T) {
 			body := tt.body()
 			var r *Robots
 			sharedtest.Within(t, 20*time.Second, func() {
-				total, retained := memory(func() { r = Parse(body) })
+				total, retained := sharedtest.Memory(func() { r = Parse(body) })
 				// Parse keeps one copy of the body and structures that
 				// grow with the number of lines: linear, nothing more. The
 				// worst case is a group every 27 bytes.
-				assert.Less(t, total, uint64(40*len(body)+4*mb), "bytes allocated")
-				assert.Less(t, retained, uint64(10*len(body)+4*mb), "bytes retained")
+				assert.Less(t, total, int64(40*len(body)+4*mb), "bytes allocated")
+				assert.Less(t, retained, int64(10*len(body)+4*mb), "bytes retained")
 				runtime.KeepAlive(r)
 			})
 			tt.check(t, r)

@@ -113,6 +113,22 @@ func CorpusSample(t testing.TB, step int) [][]byte {
 	return out
 }
 
+// Memory returns the bytes fn allocates on the heap in all, and the bytes
+// still held after it returns: what it built and keeps reachable (assigned
+// to a variable outside fn, say), after a collection on each side. For
+// bounds on memory in tests; benchmarks measure the rest.
+func Memory(fn func()) (allocated, retained int64) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	allocated = int64(after.TotalAlloc - before.TotalAlloc)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	return allocated, int64(after.HeapAlloc) - int64(before.HeapAlloc)
+}
+
 // Within runs fn and fails t if it has not returned after d: a guard against
 // hangs and blow-ups in tests of hostile input, not a speed measurement
 // (benchmarks do that).

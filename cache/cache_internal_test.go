@@ -1,0 +1,53 @@
+package cache
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/crawlkit/robots/status"
+)
+
+// An answer made from an outage alone is stored only if nothing has come
+// since: it must not undo a Put or an Invalidate that ran meanwhile.
+func TestKeepUndoesNothing(t *testing.T) {
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	c := New(Config[blob]{
+		Bytes: 1 << 20, Grace: time.Second, Now: func() time.Time { return now },
+		Fetch:  func(context.Context, string, *Record) (*Record, func()) { panic("no fetch in this test") },
+		Derive: func(*Record, *Entry[blob]) blob { return nil },
+	})
+	const key = "https://a.example"
+	down := &Record{Authority: key, Class: status.Unreachable, Failures: 2, UnreachableSince: now.Add(-time.Hour),
+		FetchedAt: now, FreshUntil: now.Add(time.Hour)}
+	for name, meanwhile := range map[string]func(){
+		"put": func() {
+			require.NoError(t, c.Put(key, &Record{Authority: key, Class: status.Success, Body: []byte("x"), FetchedAt: now, FreshUntil: now.Add(time.Hour)}))
+		},
+		"invalidate": func() { c.Invalidate(key) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			c.outages.note(key, down)
+			o, ok := c.outages.get(key) // what a lookup read
+			require.True(t, ok)
+			e, err := c.derive(o.Record(key), nil)
+			require.NoError(t, err)
+			meanwhile()
+			held := c.Held(key)
+			c.keep(key, o, e)
+			assert.Same(t, held, c.Held(key), "the outage's answer came too late to be stored")
+			c.Invalidate(key)
+		})
+	}
+	// With nothing come since, it is stored.
+	c.outages.note(key, down)
+	o, _ := c.outages.get(key)
+	e, _ := c.derive(o.Record(key), nil)
+	c.keep(key, o, e)
+	got, ok := c.local.get(key)
+	require.True(t, ok)
+	assert.Same(t, e, got)
+}

@@ -1,0 +1,242 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// The fleet protocol: how a flight obtains its record when a Fleet is set.
+
+// Polling bounds of a process waiting for another's publication.
+const (
+	pollMin = 5 * time.Millisecond
+	pollMax = 250 * time.Millisecond
+)
+
+// errWaitedTooLong ends a wait for another process's publication that
+// outlived two leases by the real clock.
+var errWaitedTooLong = errors.New("no record published within two fetch leases")
+
+// viaFleet obtains key's record through the fleet: its fresh record; or,
+// with the lease, a fetch, published; or, while another process holds the
+// lease, its publication, polled for until the lease runs out (then it takes
+// over). Any failure of the fleet falls back to a fetch of this process.
+func (c *Cache[V]) viaFleet(key string, held *Record, fl *flight[V]) (*Record, func()) {
+	slot := false // whether this flight holds a fetch slot
+	defer func() {
+		if slot {
+			c.releaseSlot()
+		}
+	}()
+	if c.slots != nil {
+		fl.begin(c.cfg.Now()) // no queue on the way to the fleet
+	}
+	deadline := time.Now().Add(2 * c.lease)
+	for {
+		now := c.cfg.Now()
+		g, err := c.acquire(key, now)
+		if err != nil {
+			return c.fallback(key, held, &slot, err)
+		}
+		switch {
+		case g.Lease != nil && !slot && !c.tryAcquireSlot():
+			// Never hold the fleet's lease while queued for a slot: it
+			// would run out and let another process fetch too. The wait
+			// counts neither against the grace nor against the deadline.
+			c.release(*g.Lease)
+			c.acquireSlot()
+			slot = true
+			fl.begin(c.cfg.Now())
+			deadline = time.Now().Add(2 * c.lease)
+			continue
+		case g.Lease != nil:
+			slot = true
+			rec, after := c.fetch(key, newer(held, g.Record))
+			c.share(key, *g.Lease, rec, fl)
+			return rec, after
+		case g.HeldUntil.IsZero():
+			c.fleetHits.Add(1)
+			return g.Record, nil
+		}
+		if slot { // not needed while another fetches
+			c.releaseSlot()
+			slot = false
+		}
+		if g.Record != nil {
+			c.offer(key, g.Record, fl)
+		}
+		for wait := pollMin; ; wait = min(2*wait, pollMax) {
+			if time.Now().After(deadline) {
+				return c.fallback(key, held, &slot, errWaitedTooLong)
+			}
+			time.Sleep(wait)
+			now = c.cfg.Now()
+			if !now.Before(g.HeldUntil) {
+				break // the lease ran out: take over
+			}
+			rec, err := c.get(key, now)
+			if err != nil {
+				return c.fallback(key, held, &slot, err)
+			}
+			if rec != nil && rec.Fresh(now) {
+				c.fleetHits.Add(1)
+				return rec, nil
+			}
+		}
+	}
+}
+
+// fallback fetches key in this process after the fleet failed with err.
+func (c *Cache[V]) fallback(key string, held *Record, slot *bool, err error) (*Record, func()) {
+	if !errors.Is(err, errWaitedTooLong) {
+		c.fleetErrors.Add(1)
+	}
+	c.fallbacks.Add(1)
+	c.log.Warn("robots: fleet failed; fetching robots.txt locally", "authority", key, "err", err)
+	if !*slot {
+		c.acquireSlot()
+		*slot = true
+	}
+	return c.fetch(key, held)
+}
+
+// share publishes rec under lease l, or releases l when the flight was
+// superseded: a fetch begun before Invalidate or Put becomes current nowhere.
+// A publication that fails releases the lease too, so that the others need
+// not wait for it to run out.
+func (c *Cache[V]) share(key string, l Lease, rec *Record, fl *flight[V]) {
+	c.mu.Lock()
+	superseded := fl.superseded
+	c.mu.Unlock()
+	if superseded {
+		c.release(l)
+		return
+	}
+	err := c.fleetOp("publish", key, func(ctx context.Context) error {
+		return c.cfg.Fleet.Publish(ctx, l, rec, c.cfg.Now())
+	})
+	switch {
+	case errors.Is(err, ErrLeaseLost):
+		c.leaseLost.Add(1)
+		c.log.Info("robots: fetch lease lost before publishing; the fleet keeps its record", "authority", key)
+	case err != nil:
+		c.fleetErrors.Add(1)
+		c.log.Warn("robots: publishing to the fleet failed", "authority", key, "err", err)
+		c.release(l)
+	}
+}
+
+// offer serves rec, the fleet's stale record, to the callers of key while
+// another process refreshes it, when this process has no copy of its own.
+func (c *Cache[V]) offer(key string, rec *Record, fl *flight[V]) {
+	if fl.stale != nil || !servable(rec, c.cfg.Now()) {
+		return
+	}
+	if _, ok := c.local.get(key); ok {
+		return
+	}
+	e, err := c.derive(rec, nil)
+	if err != nil || !c.commit(key, fl, e, false) {
+		return
+	}
+	fl.stale = e
+	close(fl.early)
+}
+
+// newer returns whichever of a and b was fetched last.
+func newer(a, b *Record) *Record {
+	if a == nil || b != nil && b.FetchedAt.After(a.FetchedAt) {
+		return b
+	}
+	return a
+}
+
+// fleetOp runs one operation on the fleet, bounded by FleetTimeout, with a
+// panic contained as an error.
+func (c *Cache[V]) fleetOp(op, key string, fn func(ctx context.Context) error) (err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.FleetTimeout)
+	defer cancel()
+	defer func() {
+		if p := recover(); p != nil {
+			c.panics.Add(1)
+			c.log.Error("robots: fleet panicked", "op", op, "authority", key, "panic", p)
+			err = fmt.Errorf("fleet %s of %s panicked: %v", op, key, p)
+		}
+	}()
+	return fn(ctx)
+}
+
+// acquire runs Fleet.Acquire and holds its grant to the contract: a record
+// that is trustworthy, fresh when granted as fresh, a holder whose lease
+// has not run out. A bad stale record that comes with the lease is dropped
+// (and the fetch that follows repairs the fleet); any other departure is an
+// error, after which the lease, if any, is released.
+func (c *Cache[V]) acquire(key string, now time.Time) (g Grant, err error) {
+	err = c.fleetOp("acquire", key, func(ctx context.Context) error {
+		g, err = c.cfg.Fleet.Acquire(ctx, key, now, c.lease)
+		return err
+	})
+	if err != nil {
+		return g, err
+	}
+	if g.Record != nil {
+		if bad := c.checkShared(g.Record, key, now); bad != nil {
+			if g.Lease == nil {
+				return g, bad
+			}
+			c.fleetErrors.Add(1)
+			c.log.Warn("robots: the fleet's record cannot be trusted; fetching to replace it", "authority", key, "err", bad)
+			g.Record = nil
+		}
+	}
+	switch {
+	case g.Lease != nil && g.Lease.Key != key:
+		err = fmt.Errorf("fleet granted a lease of %q for %q", g.Lease.Key, key)
+	case g.Lease != nil:
+	case !g.HeldUntil.IsZero():
+		if !now.Before(g.HeldUntil) {
+			err = fmt.Errorf("fleet says a lease of %q held until %v, which is past", key, g.HeldUntil)
+		}
+	case g.Record == nil:
+		err = fmt.Errorf("fleet granted nothing for %q: no record, no lease, no holder", key)
+	case !g.Record.Fresh(now):
+		err = fmt.Errorf("fleet granted a stale record of %q (fresh until %v) as fresh", key, g.Record.FreshUntil)
+	}
+	if err != nil && g.Lease != nil {
+		c.release(*g.Lease)
+	}
+	return g, err
+}
+
+func (c *Cache[V]) get(key string, now time.Time) (rec *Record, err error) {
+	err = c.fleetOp("get", key, func(ctx context.Context) error {
+		rec, err = c.cfg.Fleet.Get(ctx, key)
+		return err
+	})
+	if err == nil && rec != nil {
+		err = c.checkShared(rec, key, now)
+	}
+	return rec, err
+}
+
+// checkShared reports why rec, read from the fleet for key at now, is not
+// to be trusted: another authority's record, a body over this process's
+// cap, or what Check refuses.
+func (c *Cache[V]) checkShared(rec *Record, key string, now time.Time) error {
+	switch {
+	case rec.Authority != key:
+		return fmt.Errorf("%w: the fleet's record for %q is about %q", ErrMalformedRecord, key, rec.Authority)
+	case int64(len(rec.Body)) > c.cfg.MaxBody || rec.Good != nil && int64(len(rec.Good.Body)) > c.cfg.MaxBody:
+		return fmt.Errorf("%w: the fleet's record for %q holds a body over the cap of %d bytes", ErrMalformedRecord, key, c.cfg.MaxBody)
+	}
+	return rec.Check(now)
+}
+
+func (c *Cache[V]) release(l Lease) {
+	if err := c.fleetOp("release", l.Key, func(ctx context.Context) error { return c.cfg.Fleet.Release(ctx, l) }); err != nil {
+		c.fleetErrors.Add(1)
+		c.log.Warn("robots: releasing a fleet lease failed", "authority", l.Key, "err", err)
+	}
+}
