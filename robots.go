@@ -11,6 +11,13 @@
 //	ok, err := rc.Allowed(ctx, "https://example.com/some/page?q=1")
 //	d, err := rc.Check(ctx, rawURL) // the same, explained
 //
+// The cache is bounded by bytes (Options.CacheBytes) and keeps the backoff
+// of failing sites apart, so that it survives eviction; an expired robots.txt
+// keeps answering while it is refetched. Observe takes a robots.txt response
+// the crawler fetched itself; Export and Import save and restore what is
+// cached; Options.Fleet shares it with other processes (package cache's
+// MemoryFleet in one process, module redisfleet on Redis).
+//
 // Package client wraps an http.Client so that every request obeys
 // robots.txt. For bytes already in hand, AllowedBy parses, selects the
 // crawler's groups and matches in one call; for many questions of one file,
