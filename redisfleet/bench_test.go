@@ -20,7 +20,7 @@ func BenchmarkColdAuthority(b *testing.B) {
 	rdb := redistest.Start(b).Client(b)
 	n := &counter{}
 	rdb.AddHook(n)
-	o := newCounting(b)
+	o := newOrigin(b)
 	ctx := context.Background()
 	ask := func(b *testing.B, rc *robots.Client, h string) {
 		if ok, err := rc.Allowed(ctx, "http://"+h+"/"+h); err != nil || ok {
@@ -61,7 +61,7 @@ func BenchmarkColdAuthority(b *testing.B) {
 // on the hit path.
 func BenchmarkHit(b *testing.B) {
 	rdb := redistest.Start(b).Client(b)
-	o := newCounting(b)
+	o := newOrigin(b)
 	ctx := context.Background()
 	for _, fleet := range []bool{false, true} {
 		b.Run(fmt.Sprintf("fleet=%v", fleet), func(b *testing.B) {

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -23,36 +21,9 @@ import (
 	"github.com/crawlkit/robots/status"
 )
 
-// counting is an origin for every host name: each disallows its own name,
-// and the robots.txt requests of each are counted.
-type counting struct {
-	*httptest.Server
-	mu    sync.Mutex
-	count map[string]int
-}
-
-func newCounting(t testing.TB) *counting {
-	c := &counting{count: map[string]int{}}
-	c.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := strings.TrimSuffix(r.Host, ":80")
-		c.mu.Lock()
-		c.count[h]++
-		c.mu.Unlock()
-		fmt.Fprintf(w, "User-agent: *\nDisallow: /%s\n", h)
-	}))
-	t.Cleanup(c.Close)
-	return c
-}
-
-func (c *counting) fetches(h string) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.count[h]
-}
-
 // client returns a robots.Client whose every host resolves to the origin,
 // sharing fleet (nil: none).
-func (c *counting) client(t testing.TB, fleet cache.Fleet) *robots.Client {
+func (c *origin) client(t testing.TB, fleet cache.Fleet) *robots.Client {
 	addr := c.Listener.Addr().String()
 	tr := &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
 		var d net.Dialer
@@ -85,7 +56,7 @@ func TestRoundTrips(t *testing.T) {
 	n := &counter{}
 	rdb.AddHook(n)
 	fleet := redisfleet.New(rdb, redisfleet.Options{})
-	o := newCounting(t)
+	o := newOrigin(t)
 	a, b := o.client(t, fleet), o.client(t, fleet)
 	decide(t, a, "warm.test") // the scripts are loaded once per server: EVALSHA fails, EVAL loads
 	n.n.Store(0)
@@ -94,7 +65,7 @@ func TestRoundTrips(t *testing.T) {
 	n.n.Store(0)
 	decide(t, b, "cold.test")
 	assert.Equal(t, int64(1), n.n.Load(), "a fleet hit: one round trip")
-	assert.Equal(t, 1, o.fetches("cold.test"))
+	assert.Equal(t, 1, o.count("cold.test"))
 	assert.Equal(t, uint64(1), b.Stats().FleetHits)
 	assert.Zero(t, b.Stats().Fetches, "records from Redis are not fetches")
 }
@@ -105,8 +76,8 @@ func TestRoundTrips(t *testing.T) {
 func TestClientsShareRedis(t *testing.T) {
 	srv := redistest.Start(t)
 	rdb := srv.Client(t)
-	fleet := redisfleet.New(rdb, redisfleet.Options{Timeout: 200 * time.Millisecond})
-	o := newCounting(t)
+	fleet := redisfleet.New(rdb, redisfleet.Options{Timeout: 2 * time.Second})
+	o := newOrigin(t)
 	var clients []*robots.Client
 	for range 4 {
 		clients = append(clients, o.client(t, fleet))
@@ -134,7 +105,7 @@ func TestClientsShareRedis(t *testing.T) {
 	}
 	run(0, 200)
 	for i := range 200 {
-		assert.Equal(t, 1, o.fetches(fmt.Sprintf("h%d.test", i)))
+		assert.Equal(t, 1, o.count(fmt.Sprintf("h%d.test", i)))
 	}
 	srv.Stop()
 	run(200, 250)

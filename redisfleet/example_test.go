@@ -13,7 +13,9 @@ import (
 // A crawler process of a fleet: every process that shares the Redis (or
 // the Cluster) fetches each robots.txt once for all of them.
 func Example() {
-	rdb := redis.NewClient(&redis.Options{Addr: "localhost:6379"}) // or redis.NewClusterClient
+	// ContextTimeoutEnabled: a command past its deadline stops waiting on
+	// the connection too (redisfleet returns in time either way).
+	rdb := redis.NewClient(&redis.Options{Addr: "localhost:6379", ContextTimeoutEnabled: true}) // or redis.NewClusterClient
 	defer rdb.Close()
 	rc, err := robots.New(robots.Options{
 		UserAgent: "ExampleBot/1.0 (+https://example.com/bot)",

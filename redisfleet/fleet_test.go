@@ -121,21 +121,43 @@ func TestHostileContents(t *testing.T) {
 		"a record key that is not a hash": func(recKey, _ string) { rdb.Set(ctx, recKey, "x", 0) },
 		"a lease without a lifetime":      func(_, leaseKey string) { rdb.Set(ctx, leaseKey, "someone", 0) },
 		"a lease that is not a string":    func(_, leaseKey string) { rdb.HSet(ctx, leaseKey, "a", "b") },
+		"a record fetched in the future": func(recKey, _ string) {
+			b, _ := fleettest.Sample(key, now.Add(time.Hour)).MarshalBinary()
+			rdb.HSet(ctx, recKey, "rec", b, "fresh", now.Add(2*time.Hour).UnixMilli())
+		},
+		"fresh for ever by its hash": func(recKey, _ string) {
+			b, _ := fleettest.Sample(key, now.Add(-2*time.Hour)).MarshalBinary()
+			rdb.HSet(ctx, recKey, "rec", b, "fresh", "inf")
+		},
+		"fresh for a century by its hash": func(recKey, _ string) {
+			b, _ := fleettest.Sample(key, now.Add(-2*time.Hour)).MarshalBinary()
+			rdb.HSet(ctx, recKey, "rec", b, "fresh", now.Add(100*365*24*time.Hour).UnixMilli())
+		},
+		"a record too long": func(recKey, _ string) {
+			r := fleettest.Sample(key, now)
+			r.Body = make([]byte, 8<<10)
+			b, _ := r.MarshalBinary()
+			rdb.HSet(ctx, recKey, "rec", b, "fresh", now.Add(time.Hour).UnixMilli())
+		},
 		"another authority's record": func(recKey, _ string) {
 			b, _ := fleettest.Sample("https://other.example", now).MarshalBinary()
 			rdb.HSet(ctx, recKey, "rec", b, "fresh", now.Add(time.Hour).UnixMilli())
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			f := redisfleet.New(rdb, redisfleet.Options{Prefix: prefix()})
+			f := redisfleet.New(rdb, redisfleet.Options{Prefix: prefix(), MaxRecordBytes: 4 << 10})
 			recKey, leaseKey := f.Keys(key)
 			plant(recKey, leaseKey)
-			var g cache.Grant
-			require.Eventually(t, func() bool { // at most one error before the bad key is gone
-				var err error
+			g, err := f.Acquire(ctx, key, now, time.Minute)
+			if err != nil { // a fresh record that cannot be used: an error, once
+				assert.ErrorIs(t, err, cache.ErrMalformedRecord)
 				g, err = f.Acquire(ctx, key, now, time.Minute)
-				return err == nil && g.Lease != nil
-			}, 5*time.Second, time.Millisecond, "the lease is granted once what was planted is gone")
+			}
+			require.NoError(t, err)
+			require.NotNil(t, g.Lease, "the lease is granted once what was planted is gone")
+			if g.Record != nil { // only a sound record, whatever its hash said
+				assert.NoError(t, g.Record.Check(now))
+			}
 			rec := fleettest.Sample(key, now)
 			require.NoError(t, f.Publish(ctx, *g.Lease, rec, now))
 			got, err := f.Get(ctx, key)
@@ -143,6 +165,36 @@ func TestHostileContents(t *testing.T) {
 			fleettest.Equal(t, rec, got)
 		})
 	}
+}
+
+// A Redis that hangs (SIGSTOP: connections open, no reply) holds no
+// operation past Options.Timeout, even on a client that does not honour
+// context deadlines while reading.
+func TestHungRedis(t *testing.T) {
+	srv := redistest.Start(t)
+	o := srv.Options()
+	o.ContextTimeoutEnabled = false // go-redis's default: reads wait for ReadTimeout (3 s)
+	rdb := redis.NewClient(o)
+	t.Cleanup(func() { rdb.Close() })
+	f := redisfleet.New(rdb, redisfleet.Options{Timeout: 200 * time.Millisecond})
+	ctx := context.Background()
+	_, err := f.Get(ctx, "https://example.com") // connected
+	require.NoError(t, err)
+	srv.Pause(t)
+	for name, op := range map[string]func() error{
+		"get":     func() error { _, err := f.Get(ctx, "https://example.com"); return err },
+		"acquire": func() error { _, err := f.Acquire(ctx, "https://example.com", time.Now(), time.Minute); return err },
+		"publish": func() error {
+			return f.Publish(ctx, cache.Lease{Key: "https://example.com", Token: "t"}, fleettest.Sample("https://example.com", time.Now()), time.Now())
+		},
+		"release": func() error { return f.Release(ctx, cache.Lease{Key: "https://example.com", Token: "t"}) },
+	} {
+		start := time.Now()
+		err := op()
+		assert.ErrorIs(t, err, context.DeadlineExceeded, name)
+		assert.Less(t, time.Since(start), time.Second, "%s waited past its timeout", name)
+	}
+	srv.Resume()
 }
 
 // With Redis gone, every operation fails fast, with an error: the robots

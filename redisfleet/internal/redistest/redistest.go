@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -87,54 +88,89 @@ func tempDir(t testing.TB) string {
 
 func (s *Server) start(t testing.TB, bin, dir string, args ...string) {
 	t.Helper()
+	err := s.try(bin, dir, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Stop)
+}
+
+// try starts the server and waits until it answers; when it does not, it
+// is stopped and the error says why.
+func (s *Server) try(bin, dir string, args ...string) error {
 	args = append(args, "--save", "", "--appendonly", "no", "--dir", dir, "--bind", "127.0.0.1")
 	s.output = &bytes.Buffer{}
 	s.cmd = exec.Command(bin, args...)
 	s.cmd.Stdout, s.cmd.Stderr = lockedWriter{s}, lockedWriter{s}
+	dieWithParent(s.cmd)
 	if err := s.cmd.Start(); err != nil {
-		t.Fatalf("starting redis-server: %v", err)
+		return fmt.Errorf("starting redis-server: %w", err)
 	}
 	s.done = make(chan struct{})
 	go func() {
 		s.cmd.Wait()
 		close(s.done)
 	}()
-	t.Cleanup(s.Stop)
 	c := s.client()
 	defer c.Close()
 	deadline := time.Now().Add(10 * time.Second)
 	for c.Ping(context.Background()).Err() != nil {
 		select {
 		case <-s.done:
-			t.Fatalf("redis-server exited: %s", s.Output())
+			return fmt.Errorf("redis-server exited: %s", s.Output())
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("redis-server did not answer within 10 s: %s", s.Output())
+			s.Stop()
+			return fmt.Errorf("redis-server did not answer within 10 s: %s", s.Output())
 		}
 		time.Sleep(5 * time.Millisecond) // polling a process we started, not synchronising the test
 	}
+	return nil
 }
 
 func (s *Server) client() *redis.Client {
-	if s.Addr != "" {
-		return redis.NewClient(&redis.Options{Addr: s.Addr, MaxRetries: -1})
-	}
-	return redis.NewClient(&redis.Options{Network: "unix", Addr: s.Socket, MaxRetries: -1})
+	o := s.Options()
+	o.MaxRetries = -1
+	return redis.NewClient(o)
 }
 
-// Client returns a client of s, closed when t ends.
+// Options returns the options of a client of s as a fleet should set them:
+// context deadlines honoured while reading (ContextTimeoutEnabled).
+func (s *Server) Options() *redis.Options {
+	if s.Addr != "" {
+		return &redis.Options{Addr: s.Addr, ContextTimeoutEnabled: true}
+	}
+	return &redis.Options{Network: "unix", Addr: s.Socket, ContextTimeoutEnabled: true}
+}
+
+// Client returns a client of s with Options, closed when t ends.
 func (s *Server) Client(t testing.TB) *redis.Client {
-	c := s.client()
+	c := redis.NewClient(s.Options())
 	t.Cleanup(func() { c.Close() })
 	return c
 }
+
+// Pause stops the server without ending it (SIGSTOP), as a hung or
+// swapped-out Redis: connections stay open, replies never come. Resume
+// undoes it; the server is resumed when the test ends.
+func (s *Server) Pause(t testing.TB) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Resume)
+}
+
+// Resume lets a paused server go on (SIGCONT).
+func (s *Server) Resume() { s.cmd.Process.Signal(syscall.SIGCONT) }
 
 // Stop kills the server (SIGKILL, as a crash would) and waits for it to
 // exit. It may be called more than once.
 func (s *Server) Stop() {
 	if s.cmd.Process != nil {
 		s.cmd.Process.Kill()
+		s.cmd.Process.Signal(syscall.SIGCONT) // a paused process dies only once resumed
 	}
 	<-s.done
 }
@@ -169,12 +205,8 @@ func StartCluster(t testing.TB, masters int) *Cluster {
 	cli := binary(t, "redis-cli")
 	dir := tempDir(t)
 	c := &Cluster{}
-	ports := freePorts(t, 2*masters)
 	for i := range masters {
-		port, bus := ports[2*i], ports[2*i+1]
-		s := &Server{Addr: "127.0.0.1:" + strconv.Itoa(port)}
-		s.start(t, bin, dir, "--port", strconv.Itoa(port), "--cluster-enabled", "yes", "--cluster-port", strconv.Itoa(bus),
-			"--cluster-config-file", filepath.Join(dir, fmt.Sprintf("nodes-%d.conf", port)), "--cluster-node-timeout", "2000")
+		s := startClusterNode(t, bin, dir, i)
 		c.Servers = append(c.Servers, s)
 		c.Addrs = append(c.Addrs, s.Addr)
 	}
@@ -202,9 +234,30 @@ func StartCluster(t testing.TB, masters int) *Cluster {
 	return c
 }
 
-// Client returns a Cluster client of c, closed when t ends.
+// startClusterNode starts the i-th node of a Cluster on free ports: a port
+// found free may be taken before redis-server binds it (by another test
+// process), so a node that cannot listen is started again on others.
+func startClusterNode(t testing.TB, bin, dir string, i int) *Server {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		ports := freePorts(t, 2)
+		s := &Server{Addr: "127.0.0.1:" + strconv.Itoa(ports[0])}
+		err := s.try(bin, dir, "--port", strconv.Itoa(ports[0]), "--cluster-enabled", "yes", "--cluster-port", strconv.Itoa(ports[1]),
+			"--cluster-config-file", filepath.Join(dir, fmt.Sprintf("nodes-%d-%d.conf", i, attempt)), "--cluster-node-timeout", "2000")
+		if err == nil {
+			t.Cleanup(s.Stop)
+			return s
+		}
+		if attempt == 5 {
+			t.Fatalf("starting Cluster node %d: %v", i, err)
+		}
+	}
+}
+
+// Client returns a Cluster client of c, with context deadlines honoured
+// while reading, closed when t ends.
 func (c *Cluster) Client(t testing.TB) *redis.ClusterClient {
-	rc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.Addrs, MaxRetries: -1})
+	rc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.Addrs, ContextTimeoutEnabled: true})
 	t.Cleanup(func() { rc.Close() })
 	return rc
 }
