@@ -40,9 +40,16 @@ func Dir(t testing.TB, sub string) string {
 // caller skips or carries on with less.
 func Missing(t testing.TB, sub, cost string) {
 	t.Helper()
-	msg := fmt.Sprintf("SHARED TEST MATERIAL MISSING: %s: ../shared/%s not found (set ROBOTS_SHARED to its location): %s", t.Name(), sub, cost)
-	if os.Getenv("ROBOTS_REQUIRE_SHARED") == "1" {
-		t.Fatal(msg + "; ROBOTS_REQUIRE_SHARED=1 makes that a failure")
+	Lacking(t, "ROBOTS_REQUIRE_SHARED", fmt.Sprintf("SHARED TEST MATERIAL MISSING: %s: ../shared/%s not found (set ROBOTS_SHARED to its location): %s", t.Name(), sub, cost))
+}
+
+// Lacking reports msg, what t goes without: a failure when the environment
+// variable require is "1", else a log line also appended to the file named
+// by ROBOTS_SKIP_LOG. The caller skips or carries on with less.
+func Lacking(t testing.TB, require, msg string) {
+	t.Helper()
+	if os.Getenv(require) == "1" {
+		t.Fatal(msg + "; " + require + "=1 makes that a failure")
 	}
 	t.Log(msg)
 	if name := os.Getenv("ROBOTS_SKIP_LOG"); name != "" {

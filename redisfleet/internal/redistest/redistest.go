@@ -27,6 +27,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/crawlkit/robots/internal/sharedtest"
 )
 
 // binary returns the path of the named Redis program, or reports it
@@ -37,17 +39,8 @@ func binary(t testing.TB, name string) string {
 	if err == nil {
 		return path
 	}
-	msg := fmt.Sprintf("REDIS MISSING: %s: %s is not installed (Debian: apt-get install -y redis-server): this test did not run", t.Name(), name)
-	if os.Getenv("ROBOTS_REQUIRE_REDIS") == "1" {
-		t.Fatal(msg + "; ROBOTS_REQUIRE_REDIS=1 makes that a failure")
-	}
-	if log := os.Getenv("ROBOTS_SKIP_LOG"); log != "" {
-		if f, err := os.OpenFile(log, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
-			fmt.Fprintln(f, msg)
-			f.Close()
-		}
-	}
-	t.Skip(msg)
+	sharedtest.Lacking(t, "ROBOTS_REQUIRE_REDIS", fmt.Sprintf("REDIS MISSING: %s: %s is not installed (Debian: apt-get install -y redis-server): this test did not run", t.Name(), name))
+	t.SkipNow()
 	return ""
 }
 
