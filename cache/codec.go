@@ -319,7 +319,7 @@ func (d *decoder) uvarint(limit uint64) uint64 {
 		return 0
 	}
 	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
+	if n <= 0 || !minimal(d.b[:n]) {
 		d.fail("bad number")
 		return 0
 	}
@@ -336,12 +336,19 @@ func (d *decoder) varint() int64 {
 		return 0
 	}
 	v, n := binary.Varint(d.b)
-	if n <= 0 {
+	if n <= 0 || !minimal(d.b[:n]) {
 		d.fail("bad number")
 		return 0
 	}
 	d.b = d.b[n:]
 	return v
+}
+
+// minimal reports whether a varint's n bytes are its shortest encoding:
+// a longer one ends in a zero byte ("\x80\x00" for 0). Accepting those would
+// let two encodings stand for one record, which encodes back to only one.
+func minimal(b []byte) bool {
+	return len(b) == 1 || b[len(b)-1] != 0
 }
 
 func (d *decoder) byte() byte {

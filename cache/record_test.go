@@ -122,6 +122,10 @@ func TestRecordDecodingRefuses(t *testing.T) {
 		"bytes after":        seal(append(bytes.Clone(body), 0)),
 		"a huge body length": seal(binary.AppendUvarint(append([]byte("rrec\x01"), 1, 'x', 0, 0, 0, 0, 1, 0, 0), 1<<30)),
 		"a huge list":        seal(binary.AppendUvarint([]byte("rrec\x01\x01x\x00\x00"), 64)),
+		// A number written longer than it needs ("\xc8\x00" for 72, as the
+		// fuzzer found in CI) would give two encodings of one record.
+		"a padded length": seal(append([]byte("rrec\x01\x93\x00"), body[6:]...)), // 19, the authority's length
+		"a padded status": seal(replaceOnce(t, body, "robots.txt\x00\xf7\x03", "robots.txt\x00\xf7\x83\x00")),
 	}
 	for name, b := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -143,6 +147,13 @@ func TestRecordDecodingRefuses(t *testing.T) {
 			require.ErrorIs(t, r.UnmarshalBinary(b), cache.ErrMalformedRecord, "byte %d ^ %#x", i, bit)
 		}
 	}
+}
+
+// replaceOnce replaces old in b with new, and requires old to be there.
+func replaceOnce(t *testing.T, b []byte, old, new string) []byte {
+	t.Helper()
+	require.Equal(t, 1, bytes.Count(b, []byte(old)), "%q in the encoding", old)
+	return bytes.Replace(b, []byte(old), []byte(new), 1)
 }
 
 // A declared length is never trusted beyond the bytes there: a few bytes
