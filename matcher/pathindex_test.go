@@ -1,0 +1,128 @@
+package matcher_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/crawlkit/robots/matcher"
+	"github.com/crawlkit/robots/parser"
+)
+
+// periodic returns n octets of a random short period over alphabet, with a
+// few octets changed: the text where greedy searches and shared prefixes are
+// hardest to get right.
+func periodic(rng *rand.Rand, alphabet string, n int) string {
+	period := letters(rng, alphabet, 1+rng.IntN(4))
+	b := []byte(strings.Repeat(period, n/len(period)+1)[:n])
+	for range rng.IntN(4) {
+		b[rng.IntN(n)] = alphabet[rng.IntN(len(alphabet))]
+	}
+	return string(b)
+}
+
+// stressRobots is a file of wildcard rules whose pieces are short and long
+// (past the length at which the path index compares hashes), periodic and
+// not, sharing prefixes, some anchored.
+func stressRobots(rng *rand.Rand, alphabet string, rules int) string {
+	var b strings.Builder
+	b.WriteString("User-agent: *\n")
+	for i := range rules {
+		key := "Disallow"
+		if i%2 == 0 {
+			key = "Allow"
+		}
+		var pieces []string
+		for range 1 + rng.IntN(4) {
+			switch rng.IntN(3) {
+			case 0:
+				pieces = append(pieces, letters(rng, alphabet, 1+rng.IntN(3)))
+			case 1:
+				pieces = append(pieces, periodic(rng, alphabet, 1+rng.IntN(48)))
+			default:
+				pieces = append(pieces, letters(rng, alphabet, 1+rng.IntN(40)))
+			}
+		}
+		anchor := ""
+		if rng.IntN(4) == 0 {
+			anchor = "$"
+		}
+		fmt.Fprintf(&b, "%s: /%s*%s%s\n", key, letters(rng, alphabet, rng.IntN(2)), strings.Join(pieces, "*"), anchor)
+	}
+	return b.String()
+}
+
+// The path index agrees with the direct search and with the reference
+// matcher on rules and paths built to stress it: periodic pieces and paths,
+// long pieces compared by hashes, tables made after a few look-ups, and
+// hashes that collide for every anagram (RFC 9309 §2.2.2, §2.2.3).
+func TestPathIndexAgainstReference(t *testing.T) {
+	for _, knobs := range []struct {
+		name  string
+		base  uint64
+		after int32
+	}{
+		{"as built", 0, 0},
+		{"early tables", 0, 1},
+		{"colliding hashes", 1, 1},
+	} {
+		t.Run(knobs.name, func(t *testing.T) {
+			if knobs.after > 0 {
+				base := knobs.base
+				if base == 0 {
+					base = 1<<61 - 1000 // any base
+				}
+				defer matcher.SetIndexKnobs(base, knobs.after)()
+			}
+			rng := rand.New(rand.NewPCG(11, 12))
+			for i := 0; i < 150; i++ {
+				alphabet := []string{"ab", "abc", "a/b", "xyz/%2F"}[i%4]
+				body := stressRobots(rng, alphabet, 1+rng.IntN(30))
+				r := parser.Parse([]byte(body))
+				m := matcher.Compile(r, "bot")
+				ref := newReference(r, []string{"bot"})
+				for range 8 {
+					path := "/" + periodic(rng, alphabet, 1+rng.IntN(300))
+					got := m.Match(path)
+					require.Equal(t, got, m.MatchIndexed(path), "%q on\n%s", path, body)
+					want, line := ref.verdict(path)
+					require.Equal(t, want, got.Allowed, "%q on\n%s", path, body)
+					require.Equal(t, line, got.Rule.Line, "deciding line for %q on\n%s", path, body)
+				}
+			}
+		})
+	}
+}
+
+// The hostile shapes, scaled down so that the reference matcher can judge
+// them, get the same verdicts through the path index, the direct search and
+// the reference.
+func TestHostileAgainstReference(t *testing.T) {
+	for _, c := range hostileCases(6<<10, 700) {
+		t.Run(c.name, func(t *testing.T) {
+			r := parser.Parse(c.body)
+			m := matcher.Compile(r, "ExampleBot")
+			ref := newReference(r, []string{"ExampleBot"})
+			// The shape's path, its prefixes, and paths one piece of a
+			// rule longer, so that rules match as well as fail.
+			paths := []string{c.path, c.path[:len(c.path)/2], c.path[:len(c.path)/3]}
+			for _, g := range r.Groups {
+				for i, rule := range g.Rules {
+					if i%37 == 0 {
+						paths = append(paths, c.path+strings.ReplaceAll(strings.TrimSuffix(rule.Pattern, "$"), "*", ""))
+					}
+				}
+			}
+			for _, path := range paths {
+				got := m.Match(path)
+				require.Equal(t, got, m.MatchIndexed(path), "%s: %q", c.name, path)
+				want, line := ref.verdict(path)
+				require.Equal(t, want, got.Allowed, "%s: %q", c.name, path)
+				require.Equal(t, line, got.Rule.Line, "%s: %q", c.name, path)
+			}
+		})
+	}
+}
