@@ -50,9 +50,10 @@ const directBudget = 64 << 10
 
 // occSet is the set of the positions where a literal ends.
 type occSet struct {
-	off   int32 // first word (a bitmap) or position (a list) in the index's arenas
-	nz    int32 // for a bitmap, its table of next positions in nz; -1 for a list
-	count int32 // number of positions
+	off    int32 // first word (a bitmap) or position (a list) in the index's arenas
+	nz     int32 // a bitmap's table of next positions in nz, once made for look-ups; -1 before
+	count  int32 // number of positions
+	bitmap bool
 	// exact is false when the set was checked by hashes: it may then hold
 	// a position where the literal does not end, which a look-up rules out.
 	exact bool
@@ -266,7 +267,7 @@ func (ix *pathIndex) matchBatch(ws []*wildRule) int {
 				case refList:
 					e = ix.inList(r, x)
 				case refSlow:
-					if e = ix.find(&ix.sets[r.aux], p, x); e < 0 {
+					if e = ix.find(r.aux, p, x); e < 0 {
 						e = noNext
 					}
 				}
@@ -306,8 +307,8 @@ func (ix *pathIndex) resolve(p uint32) {
 		r.kind = refNone
 	case !ix.sets[si].exact:
 		r.kind, r.aux = refSlow, si
-	case ix.sets[si].nz >= 0:
-		r.kind, r.off, r.aux = refBits, ix.sets[si].off, ix.sets[si].nz
+	case ix.sets[si].bitmap:
+		r.kind, r.off, r.aux = refBits, ix.sets[si].off, ix.nextTable(si)
 	default:
 		r.kind, r.off, r.aux = refList, ix.sets[si].off, ix.sets[si].count
 	}
@@ -383,9 +384,13 @@ func pick(b, found, alt uint64) int {
 	return int(found + (alt-found)&-zero)
 }
 
-// find returns the least position of set, the set of literal node p, at or
-// after x where p's literal ends, or -1.
-func (ix *pathIndex) find(set *occSet, p uint32, x int) int {
+// find returns the least position of set si, the set of literal node p, at
+// or after x where p's literal ends, or -1.
+func (ix *pathIndex) find(si int32, p uint32, x int) int {
+	if ix.sets[si].bitmap {
+		ix.nextTable(si)
+	}
+	set := &ix.sets[si]
 	lit := ix.set.lit(p)
 	for {
 		e := ix.after(set, x)
@@ -401,7 +406,7 @@ func (ix *pathIndex) after(set *occSet, x int) int {
 	if x >= ix.n {
 		return -1
 	}
-	if set.nz < 0 {
+	if !set.bitmap {
 		ends := ix.ends[set.off : set.off+set.count]
 		lo, hi := 0, len(ends)
 		for lo < hi {
@@ -459,10 +464,10 @@ func (ix *pathIndex) make(v int32) {
 		pu := ix.memo[u]
 		children := s.litNodes[u+1].child - up.child
 		set := &ix.sets[pu]
-		// Split all the children's sets in one pass over the parent's
+		// Split all the children's sets in a pass over the parent's
 		// positions when that costs less than a pass over its bitmap
 		// for each child.
-		if children > 1 && (set.nz < 0 || int64(set.count) < int64(children)*int64(ix.nw)) {
+		if children > 1 && (!set.bitmap || int64(set.count) < int64(children)*int64(ix.nw)) {
 			ix.split(u)
 			first = ix.memo[v]
 		} else {
@@ -485,14 +490,13 @@ func (ix *pathIndex) octet(c byte) int32 {
 	if ix.count[c] > ix.max {
 		return ix.addBitmap(row, ix.count[c], true)
 	}
-	tmp := ix.tmp[:0]
+	off := len(ix.ends)
 	for w := 0; w < ix.nw; w++ {
 		for b := ix.words[int(row)+w]; b != 0; b &= b - 1 {
-			tmp = append(tmp, int32(w<<6+bits.TrailingZeros64(b)))
+			ix.ends = append(ix.ends, int32(w<<6+bits.TrailingZeros64(b)))
 		}
 	}
-	ix.tmp = tmp
-	return ix.addList(tmp, true)
+	return ix.addList(off, true)
 }
 
 // shift returns the set of the positions i+1 where i is in set pu and
@@ -503,15 +507,14 @@ func (ix *pathIndex) shift(pu int32, c byte) int32 {
 		return -1
 	}
 	set := ix.sets[pu]
-	if set.nz < 0 {
-		tmp := ix.tmp[:0]
-		for _, e := range ix.ends[set.off : set.off+set.count] {
-			if int(e)+1 < ix.n && ix.path[e+1] == c {
-				tmp = append(tmp, e+1)
+	if !set.bitmap {
+		off := len(ix.ends)
+		for i := set.off; i < set.off+set.count; i++ {
+			if e := int(ix.ends[i]) + 1; e < ix.n && ix.path[e] == c {
+				ix.ends = append(ix.ends, int32(e))
 			}
 		}
-		ix.tmp = tmp
-		return ix.addList(tmp, set.exact)
+		return ix.addList(off, set.exact)
 	}
 	off := len(ix.words)
 	ix.words = grow(ix.words, off+ix.nw)
@@ -529,67 +532,100 @@ func (ix *pathIndex) shift(pu int32, c byte) int32 {
 }
 
 // split makes the first-octet sets of the children of litNodes[u] not made
-// yet, in one pass over the positions of u's set, and marks them partial.
+// yet, in two passes over the positions of u's set: one to count each
+// child's positions, one to lay them out, and marks them partial.
 func (ix *pathIndex) split(u int32) {
 	s := ix.set
 	up := &s.litNodes[u]
 	lo, hi := up.child, s.litNodes[u+1].child
 	// Children start with distinct ASCII octets: at most 128 of them.
-	var slot [128]int32 // child-lo+1 by first octet, for children to make
+	var slot [128]uint8 // child-lo+1 by first octet, for children to make
 	for c := lo; c < hi; c++ {
 		if ix.stamp[c]&^partial != ix.gen {
-			slot[s.text[s.litNodes[c].off+up.depth]&0x7f] = c - lo + 1
+			slot[s.text[s.litNodes[c].off+up.depth]&0x7f] = uint8(c - lo + 1)
 		}
 	}
 	set := ix.sets[ix.memo[u]]
-	// Bucket the positions by child: pairs of (child, position) in tmp,
-	// counted per child, then laid out per child after the pairs.
-	var counts, starts [129]int32
-	pairs := ix.tmp[:0]
-	each := func(e int32) {
-		if int(e)+1 >= ix.n {
-			return
-		}
-		if k := slot[ix.path[e+1]&0x7f]; k > 0 {
-			pairs = append(pairs, k-1, e+1)
-			counts[k-1]++
-		}
-	}
-	if set.nz < 0 {
-		for _, e := range ix.ends[set.off : set.off+set.count] {
-			each(e)
-		}
-	} else {
+	var count [129]int32 // by child+1; count[0] counts the rest
+	path := ix.path
+	if set.bitmap {
 		for w := 0; w < ix.nw; w++ {
 			for b := ix.words[int(set.off)+w]; b != 0; b &= b - 1 {
-				each(int32(w<<6 + bits.TrailingZeros64(b)))
+				if e := w<<6 + bits.TrailingZeros64(b) + 1; e < len(path) {
+					count[slot[path[e]&0x7f]]++
+				}
+			}
+		}
+	} else {
+		for _, e := range ix.ends[set.off : set.off+set.count] {
+			if e := int(e) + 1; e < len(path) {
+				count[slot[path[e]&0x7f]]++
 			}
 		}
 	}
-	total := int32(0)
-	for k := range hi - lo {
-		starts[k] = total
-		total += counts[k]
+	// Where each child's positions go: a list in ends, or a bitmap.
+	var at [129]int32
+	for k := 1; k <= int(hi-lo); k++ {
+		n := count[k]
+		switch {
+		case n == 0:
+		case n > ix.max:
+			at[k] = int32(len(ix.words))
+			ix.words = grow(ix.words, len(ix.words)+ix.nw)
+			clear(ix.words[at[k]:])
+		default:
+			at[k] = int32(len(ix.ends))
+			ix.ends = grow(ix.ends, len(ix.ends)+int(n))
+		}
 	}
-	base := len(pairs)
-	pairs = grow(pairs, base+int(total))
-	fill := starts
-	for i := 0; i < base; i += 2 {
-		k := pairs[i]
-		pairs[base+int(fill[k])] = pairs[i+1]
-		fill[k]++
+	first := at
+	if set.bitmap {
+		for w := 0; w < ix.nw; w++ {
+			for b := ix.words[int(set.off)+w]; b != 0; b &= b - 1 {
+				e := w<<6 + bits.TrailingZeros64(b) + 1
+				if e >= len(path) {
+					continue
+				}
+				if k := slot[path[e]&0x7f]; k > 0 {
+					if count[k] > ix.max {
+						ix.words[int(at[k])+e>>6] |= 1 << (e & 63)
+					} else {
+						ix.ends[at[k]] = int32(e)
+						at[k]++
+					}
+				}
+			}
+		}
+	} else {
+		for _, e := range ix.ends[set.off : set.off+set.count] {
+			e := int(e) + 1
+			if e >= len(path) {
+				continue
+			}
+			if k := slot[path[e]&0x7f]; k > 0 {
+				if count[k] > ix.max {
+					ix.words[int(at[k])+e>>6] |= 1 << (e & 63)
+				} else {
+					ix.ends[at[k]] = int32(e)
+					at[k]++
+				}
+			}
+		}
 	}
-	ix.tmp = pairs
-	for k := range hi - lo {
-		c := lo + k
-		if slot[s.text[s.litNodes[c].off+up.depth]&0x7f] == 0 {
+	for c := lo; c < hi; c++ {
+		k := slot[s.text[s.litNodes[c].off+up.depth]&0x7f]
+		if k == 0 {
 			continue // made before
 		}
-		first := int32(-1)
-		if counts[k] > 0 {
-			first = ix.fromList(pairs[base+int(starts[k]):base+int(starts[k]+counts[k])], set.exact)
+		si := int32(-1)
+		switch n := count[k]; {
+		case n > ix.max:
+			si = ix.addBitmap(first[k], n, set.exact)
+		case n > 0:
+			si = int32(len(ix.sets))
+			ix.sets = append(ix.sets, occSet{off: first[k], nz: -1, count: n, exact: set.exact})
 		}
-		ix.stamp[c], ix.memo[c] = ix.gen|partial, first
+		ix.stamp[c], ix.memo[c] = ix.gen|partial, si
 	}
 }
 
@@ -597,7 +633,7 @@ func (ix *pathIndex) split(u int32) {
 // first and rest follows i.
 func (ix *pathIndex) extend(first int32, rest string) int32 {
 	set := ix.sets[first]
-	if set.nz >= 0 && len(rest) <= 3 {
+	if set.bitmap && len(rest) <= 3 {
 		// Short: a shift per octet over the bitmap.
 		for i := 0; i < len(rest) && first >= 0; i++ {
 			first = ix.shift(first, rest[i])
@@ -605,61 +641,51 @@ func (ix *pathIndex) extend(first int32, rest string) int32 {
 		return first
 	}
 	exact := set.exact
-	hashing := len(rest) > 32
 	var h, pow uint64
+	hashing := len(rest) > 32
 	if hashing {
 		// Long: compare hashes, then the literal where a look-up lands.
 		ix.hash()
 		h, pow = hashOf(rest), power(len(rest))
 		exact = false
 	}
+	// The positions kept, in order, in tmp.
 	tmp := ix.tmp[:0]
-	keep := func(e int32) {
-		i := int(e) + 1
-		if i+len(rest) > ix.n {
-			return
-		}
-		if hashing {
-			if ix.rangeHash(i, i+len(rest), pow) != h {
-				return
-			}
-		} else if ix.path[i:i+len(rest)] != rest {
-			return
-		}
-		tmp = append(tmp, e+int32(len(rest)))
-	}
-	if set.nz < 0 {
-		for _, e := range ix.ends[set.off : set.off+set.count] {
-			keep(e)
-		}
-	} else {
+	path, n := ix.path, len(rest)
+	if set.bitmap {
 		for w := 0; w < ix.nw; w++ {
 			for b := ix.words[int(set.off)+w]; b != 0; b &= b - 1 {
-				keep(int32(w<<6 + bits.TrailingZeros64(b)))
+				i := w<<6 + bits.TrailingZeros64(b) + 1
+				if i+n <= len(path) && (hashing && ix.rangeHash(i, i+n, pow) == h || !hashing && path[i:i+n] == rest) {
+					tmp = append(tmp, int32(i+n-1))
+				}
+			}
+		}
+	} else {
+		for _, e := range ix.ends[set.off : set.off+set.count] {
+			i := int(e) + 1
+			if i+n <= len(path) && (hashing && ix.rangeHash(i, i+n, pow) == h || !hashing && path[i:i+n] == rest) {
+				tmp = append(tmp, int32(i+n-1))
 			}
 		}
 	}
 	ix.tmp = tmp
-	return ix.fromList(tmp, exact)
-}
-
-// fromList adds a set of the sorted positions, as a list or, when large, a
-// bitmap.
-func (ix *pathIndex) fromList(ends []int32, exact bool) int32 {
-	if len(ends) == 0 {
+	if len(tmp) == 0 {
 		return -1
 	}
-	if int32(len(ends)) <= ix.max {
-		return ix.addList(ends, exact)
+	if int32(len(tmp)) <= ix.max {
+		off := len(ix.ends)
+		ix.ends = append(ix.ends, tmp...)
+		return ix.addList(off, exact)
 	}
 	off := len(ix.words)
 	ix.words = grow(ix.words, off+ix.nw)
 	dst := ix.words[off : off+ix.nw]
 	clear(dst)
-	for _, e := range ends {
+	for _, e := range tmp {
 		dst[e>>6] |= 1 << (e & 63)
 	}
-	return ix.addBitmap(int32(off), int32(len(ends)), exact)
+	return ix.addBitmap(int32(off), int32(len(tmp)), exact)
 }
 
 // fromBitmap adds the set of the bitmap at words[off:], keeping it or, when
@@ -672,30 +698,40 @@ func (ix *pathIndex) fromBitmap(off, count int, exact bool) int32 {
 	if int32(count) > ix.max {
 		return ix.addBitmap(int32(off), int32(count), exact)
 	}
-	tmp := ix.tmp[:0]
+	first := len(ix.ends)
 	for w := 0; w < ix.nw; w++ {
 		for b := ix.words[off+w]; b != 0; b &= b - 1 {
-			tmp = append(tmp, int32(w<<6+bits.TrailingZeros64(b)))
+			ix.ends = append(ix.ends, int32(w<<6+bits.TrailingZeros64(b)))
 		}
 	}
-	ix.tmp = tmp
 	ix.words = ix.words[:off]
-	return ix.addList(tmp, exact)
+	return ix.addList(first, exact)
 }
 
-func (ix *pathIndex) addList(ends []int32, exact bool) int32 {
-	if len(ends) == 0 {
+// addList adds the set of the positions ends[off:], none if there are
+// none.
+func (ix *pathIndex) addList(off int, exact bool) int32 {
+	if off == len(ix.ends) {
 		return -1
 	}
-	off := len(ix.ends)
-	ix.ends = append(ix.ends, ends...)
-	ix.sets = append(ix.sets, occSet{off: int32(off), nz: -1, count: int32(len(ends)), exact: exact})
+	ix.sets = append(ix.sets, occSet{off: int32(off), nz: -1, count: int32(len(ix.ends) - off), exact: exact})
 	return int32(len(ix.sets) - 1)
 }
 
-// addBitmap adds the set of the bitmap at words[off:], with its table of
-// next positions.
+// addBitmap adds the set of the bitmap at words[off:].
 func (ix *pathIndex) addBitmap(off, count int32, exact bool) int32 {
+	ix.sets = append(ix.sets, occSet{off: off, nz: -1, count: count, bitmap: true, exact: exact})
+	return int32(len(ix.sets) - 1)
+}
+
+// nextTable returns the table of next positions of bitmap set si, making
+// it on first use: the least position of the set at or after the start of
+// each word, n when none.
+func (ix *pathIndex) nextTable(si int32) int32 {
+	if t := ix.sets[si].nz; t >= 0 {
+		return t
+	}
+	off := ix.sets[si].off
 	nz := len(ix.nz)
 	ix.nz = grow(ix.nz, nz+ix.nw+1)
 	t := ix.nz[nz : nz+ix.nw+1]
@@ -707,8 +743,8 @@ func (ix *pathIndex) addBitmap(off, count int32, exact bool) int32 {
 		}
 		t[w] = next
 	}
-	ix.sets = append(ix.sets, occSet{off: off, nz: int32(nz), count: count, exact: exact})
-	return int32(len(ix.sets) - 1)
+	ix.sets[si].nz = int32(nz)
+	return int32(nz)
 }
 
 // Hashing, for long edges: polynomial hashes modulo the Mersenne prime
