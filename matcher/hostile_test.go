@@ -205,5 +205,19 @@ func hostileCases(limit, pathLen int) []hostile {
 		}
 		cases = append(cases, hostile{"periodic-branches", body, pathOf(pathLen, "/~"+pairs.String(), period)})
 	}
+
+	// Every prefix of every rotation of a path of period 200 as a piece:
+	// each occurs in the path, so each one's occurrences are many, and
+	// the piece after it is missing.
+	{
+		rng := rand.New(rand.NewPCG(9, 9))
+		period := letters(rng, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 200)
+		twice := period + period
+		body := fill(limit, func(i int) string {
+			r, l := i%len(period), 1+i/len(period)
+			return "Disallow: /*" + stars(twice[r:r+l], "~")
+		})
+		cases = append(cases, hostile{"periodic-prefixes", body, pathOf(pathLen, "/~", period)})
+	}
 	return cases
 }

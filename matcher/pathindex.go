@@ -1,6 +1,7 @@
 package matcher
 
 import (
+	"math"
 	"math/bits"
 	"math/rand/v2"
 	"sync"
@@ -149,7 +150,7 @@ func newPathIndex(s *patternSet, path string) *pathIndex {
 	ix.buf = append(ix.buf[:0], path...)
 	ix.set, ix.path, ix.n = s, unsafe.String(unsafe.SliceData(ix.buf), len(ix.buf)), len(path)
 	ix.nw = (len(path) + 63) >> 6
-	ix.max = int32(max(8, ix.nw/4))
+	ix.max = int32(max(8, ix.nw))
 	ix.upgrade = max(tableAfter, int32(len(path)/64))
 	ix.gen = (ix.gen + 1) &^ partial
 	if ix.gen == 0 || len(ix.stamp) < len(s.litNodes) {
@@ -249,7 +250,7 @@ func (ix *pathIndex) matchBatch(ws []*wildRule) int {
 				words, nz = ix.words, ix.nz // making sets may grow them
 			}
 			x := pos[j] + int(r.last)
-			e := noNext
+			e := math.MaxInt // where the piece ends; past end[j] when nowhere
 			if x < end[j] {
 				switch r.kind {
 				case refTable:
@@ -266,9 +267,13 @@ func (ix *pathIndex) matchBatch(ws []*wildRule) int {
 					}
 				case refList:
 					e = ix.inList(r, x)
+					if r.hits++; r.hits == ix.upgrade {
+						ix.tabulate(r)
+						tables = ix.tables
+					}
 				case refSlow:
 					if e = ix.find(r.aux, p, x); e < 0 {
-						e = noNext
+						e = math.MaxInt
 					}
 				}
 			}
@@ -314,7 +319,8 @@ func (ix *pathIndex) resolve(p uint32) {
 	}
 }
 
-// inList returns the least position of r's list at or after x, or noNext.
+// inList returns the least position of r's list at or after x, or
+// math.MaxInt.
 func (ix *pathIndex) inList(r *litRef, x int) int {
 	ends := ix.ends[r.off : r.off+r.aux]
 	lo, hi := 0, len(ends)
@@ -327,14 +333,14 @@ func (ix *pathIndex) inList(r *litRef, x int) int {
 		}
 	}
 	if lo == len(ends) {
-		return noNext
+		return math.MaxInt
 	}
 	return int(ends[lo])
 }
 
-// tabulate turns r's bitmap into a next-position table, when the path is
-// short enough for one and the check's tables have room: a literal looked
-// up this often repays the O(n) it costs.
+// tabulate gives r a next-position table, when the path is short enough
+// for one and the check's tables have room: a literal looked up this often
+// repays the O(n) it costs.
 func (ix *pathIndex) tabulate(r *litRef) {
 	if ix.n >= noNext || len(ix.tables)+ix.n > maxTables {
 		return
@@ -342,25 +348,35 @@ func (ix *pathIndex) tabulate(r *litRef) {
 	off := len(ix.tables)
 	ix.tables = grow(ix.tables, off+ix.n)
 	t := ix.tables[off : off+ix.n]
-	next := uint16(noNext)
-	for w := ix.nw - 1; w >= 0; w-- {
-		lo := w << 6
-		i := min(lo+64, ix.n) // t[i:] is filled
-		for b := ix.words[int(r.off)+w]; b != 0; {
-			k := 63 - bits.LeadingZeros64(b)
-			fill(t[lo+k+1:i], next)
-			next, i = uint16(lo+k), lo+k+1
-			b &^= 1 << k
+	i := 0 // t[:i] is filled
+	if r.kind == refList {
+		for _, e := range ix.ends[r.off : r.off+r.aux] {
+			fill(t[i:e+1], uint16(e))
+			i = int(e) + 1
 		}
-		fill(t[lo:i], next)
+	} else {
+		for w := 0; w < ix.nw; w++ {
+			for b := ix.words[int(r.off)+w]; b != 0; b &= b - 1 {
+				e := w<<6 + bits.TrailingZeros64(b)
+				fill(t[i:e+1], uint16(e))
+				i = e + 1
+			}
+		}
 	}
+	fill(t[i:], noNext)
 	r.kind, r.off = refTable, int32(off)
 }
 
 // fill sets every element of t to v, four at a time where it can.
 func fill(t []uint16, v uint16) {
+	if len(t) < 16 {
+		for i := range t {
+			t[i] = v
+		}
+		return
+	}
 	i := 0
-	for ; i < len(t) && uintptr(unsafe.Pointer(&t[i]))&7 != 0; i++ {
+	for ; uintptr(unsafe.Pointer(&t[i]))&7 != 0; i++ {
 		t[i] = v
 	}
 	if n := (len(t) - i) >> 2; n > 0 {

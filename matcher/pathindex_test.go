@@ -126,3 +126,23 @@ func TestHostileAgainstReference(t *testing.T) {
 		})
 	}
 }
+
+// Paths longer than the path index's tables reach (64 KiB) are looked up
+// without them, with the same verdicts.
+func TestPathIndexLongPath(t *testing.T) {
+	body := "User-agent: *\nDisallow: /*a*b*c\nAllow: /*a*b*c*d$\nDisallow: /*x*y\nAllow: /*" + strings.Repeat("ab", 40) + "*q\n"
+	r := parser.Parse([]byte(body))
+	m := matcher.Compile(r, "bot")
+	ref := newReference(r, []string{"bot"})
+	long := strings.Repeat("ab", 40<<10)
+	// Pieces found only before where they are looked for: a look-up that
+	// finds nothing must not land in the path.
+	for _, path := range []string{"/" + long, "/" + long + "c", "/" + long + "cd", "/" + long + "xq", "/x" + long + "y", "/" + long + "q",
+		"/cdxyq" + long, "/cd" + long + "c", "/yxq" + long + "x"} {
+		got := m.Match(path)
+		require.Equal(t, got, m.MatchIndexed(path), "%d octets", len(path))
+		want, line := ref.verdict(path)
+		require.Equal(t, want, got.Allowed, "%d octets, ending %q", len(path), path[len(path)-3:])
+		require.Equal(t, line, got.Rule.Line, "%d octets, ending %q", len(path), path[len(path)-3:])
+	}
+}
