@@ -10,6 +10,9 @@ func (m *Matcher) MatchIndexed(path string) Result {
 // anagram collide) and the number of look-ups after which a literal gets a
 // table, and returns a function that restores them.
 func SetIndexKnobs(base uint64, after int32) (restore func()) {
+	if base == 0 {
+		base = hashBase
+	}
 	oldBase, oldAfter := hashBase, tableAfter
 	hashBase, tableAfter = base, after
 	return func() { hashBase, tableAfter = oldBase, oldAfter }

@@ -206,18 +206,19 @@ func hostileCases(limit, pathLen int) []hostile {
 		cases = append(cases, hostile{"periodic-branches", body, pathOf(pathLen, "/~"+pairs.String(), period)})
 	}
 
-	// Every prefix of every rotation of a path of period 200 as a piece:
-	// each occurs in the path, so each one's occurrences are many, and
-	// the piece after it is missing.
-	{
+	// Every prefix of every rotation of a periodic path as a piece: each
+	// occurs in the path, many times, and the piece after it is missing.
+	// A period of 64 (n/128) makes the most positions per depth of the
+	// trie of pieces.
+	for _, periodLen := range []int{64, 200} {
 		rng := rand.New(rand.NewPCG(9, 9))
-		period := letters(rng, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 200)
-		twice := period + period
+		period := letters(rng, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", periodLen)
+		twice := strings.Repeat(period, 40)
 		body := fill(limit, func(i int) string {
 			r, l := i%len(period), 1+i/len(period)
 			return "Disallow: /*" + stars(twice[r:r+l], "~")
 		})
-		cases = append(cases, hostile{"periodic-prefixes", body, pathOf(pathLen, "/~", period)})
+		cases = append(cases, hostile{fmt.Sprintf("periodic-prefixes-%d", periodLen), body, pathOf(pathLen, "/~", period)})
 	}
 	return cases
 }

@@ -9,54 +9,60 @@ import (
 )
 
 // The path index answers, for one canonical path and the literal pieces of a
-// pattern set, "where does this literal next occur from here?" in constant
-// time, so that a wildcard pattern costs a few look-ups per piece instead of
-// a scan of the path per piece. It is built lazily, piece by piece, in
-// scratch memory reused across checks.
+// pattern set, "where does this literal next occur from here?", so that a
+// wildcard pattern costs a few look-ups per piece instead of a scan of the
+// path per piece. It is built lazily, as pieces are looked up, in scratch
+// memory reused across checks.
 //
-// The occurrences of a literal are the set of positions of the path where it
-// ends, held as a bitmap when the set is large and as a sorted list when it
-// is small. The set of a literal is derived from the set of its parent in the
-// radix trie of literals: the parent's occurrences shifted by one octet and
-// masked by the positions of the edge's first octet (a word at a time), then
-// kept only where the rest of the edge follows. Literals that share a
-// prefix share its set; siblings are split from their parent's set in one
-// pass when that is cheaper than one pass each.
+// The occurrences of a string are the set of positions of the path where it
+// ends: a bitmap when the set is large, a sorted list when it is small. The
+// pieces are the nodes of a radix trie of literals (patternSet.litNodes). A
+// node whose parent branches gets a set derived from the parent's set: the
+// parent's positions followed by the first octet of the node's edge, all
+// the parent's children at once in one pass over the parent's positions when
+// that is cheaper than a pass per child. The rest of the edge, and the edges
+// of the nodes below on a path that does not branch, are not made into sets:
+// a look-up of such a literal takes the next position of its nearest
+// ancestor's set and compares the octets between, and a literal is made into
+// a set of its own only when that costs less than its look-ups would: after
+// as many failed comparisons as its ancestor's set has positions, or after
+// enough look-ups. A set made for a node whose children branch is checked at
+// each of its ancestor's positions, octet by octet up to 32, by hashes beyond.
+// A set looked up often gets a table of the next position at each position,
+// which makes a look-up one read.
 //
-// Cost, for a path of n octets (w = n/64 words) and the pieces of the
-// patterns tried:
+// Cost, for a path of n octets (w = n/64 words), per check:
 //
-//   - building: O(n) for the octets' bitmaps, done once per check;
-//   - a set: O(w) from a bitmap parent, O(k) from a list of k positions, plus
-//     the rest of the edge checked at each position kept: O(1) by hashing
-//     for a long edge, or a comparison of at most 32 octets;
-//   - a look-up: O(1) in a bitmap (a word, then a table of the next
-//     non-empty word), O(log k) in a list of k ≤ max(8, w/4) positions.
+//   - O(n) to start: a bitmap of each octet's positions;
+//   - per look-up, O(1) for a table or a bitmap (a word, and a table of the
+//     next position after each word), O(log w) for a list (at most w
+//     positions), plus for a literal without a set of its own, a comparison
+//     per position tried, each failure charged to the set that ends them;
+//   - per set made: O(w) from a bitmap (a word operation per word), O(k) from
+//     a list of k ≤ w positions, plus O(1) per child split from it and O(L)
+//     to hash an edge of L octets.
 //
-// So a check costs O(n) plus O(1) per piece of each pattern tried plus the
-// sets made. Each set is made once per check, and only for a literal of a
-// pattern tried. A set costs O(w) or the size of its parent's set; sets at
-// one depth of the trie are disjoint (positions where different strings of
-// that length end), so a depth costs at most O(n) in all, and at most O(w)
-// per literal whose set is made. For a path of 8 KiB (w = 128) and a file of
-// 500 KiB, the literals made cost at most min(n, w·k_d) summed over the
-// depths d of the trie, where the k_d literals branching at depth d take at
-// least d octets of the file each: about n·√(F/(2w)) word operations ≈ 10^6
-// at worst, the rest O(F) look-ups, well under a millisecond.
+// A set is made for a node only if a piece of a pattern tried lies below it
+// and its parent branches (or it ends a literal looked up often), and made
+// once per check. Sets of nodes at one depth of the trie are disjoint, so
+// the sets made from lists cost at most n per depth; a set made from a
+// bitmap costs w, and a node of the trie costs the file at least its depth
+// in octets. For an 8 KiB path (w = 128) and a 500 KiB file (F), the sets
+// cost at most about n·√(2F/w) ≈ 7·10^5 word operations, the look-ups O(F).
 
 // directBudget is how many octets of path the direct search of the wildcard
 // patterns may scan in one check before the rest of them go through the
 // path index: a few searches of a long path, a thousand of a short one.
 const directBudget = 64 << 10
 
-// occSet is the set of the positions where a literal ends.
+// occSet is the set of the positions where a string ends.
 type occSet struct {
 	off    int32 // first word (a bitmap) or position (a list) in the index's arenas
 	nz     int32 // a bitmap's table of next positions in nz, once made for look-ups; -1 before
 	count  int32 // number of positions
 	bitmap bool
 	// exact is false when the set was checked by hashes: it may then hold
-	// a position where the literal does not end, which a look-up rules out.
+	// a position where the string does not end, which a look-up rules out.
 	exact bool
 }
 
@@ -68,10 +74,10 @@ type pathIndex struct {
 	buf  []byte
 	n    int
 	nw   int    // words of a bitmap of the path's positions
-	gen  uint32 // this check's generation in stamp
+	gen  uint32 // this check's generation in stamp and refs
 	max  int32  // the largest list; a larger set is a bitmap
-	// upgrade is the number of look-ups through a bitmap after which it
-	// gets a next-position table.
+	// upgrade is the number of look-ups of a literal after which it gets
+	// a set of its own, or its set a table.
 	upgrade int32
 
 	// words holds the bitmaps: first the positions of each octet, row c
@@ -81,65 +87,82 @@ type pathIndex struct {
 	count [128]int32
 
 	sets []occSet
-	// For each bitmap set, the least position of the set at or after
-	// the start of each word, n when none: a look-up reads a word of the
-	// bitmap and an entry of the table, and picks one without a branch.
+	// For each bitmap set looked up, the least position of the set at or
+	// after the start of each word, n when none: a look-up reads a word
+	// of the bitmap and an entry of the table, and picks one without a
+	// branch.
 	nz   []int32
 	ends []int32 // the positions of list sets
 
-	// memo[v] is the set of litNodes[v], valid when stamp[v] == gen, or
-	// that of its edge's first octet only when stamp[v] == gen|partial;
-	// -1 for an empty set.
+	// stamp[v] is gen and a state when this check knows about
+	// litNodes[v]; memo[v] then says what (see the states).
 	stamp []uint32
 	memo  []int32
 
-	hashed bool
-	prefix []uint64 // prefix hashes of the path, once hashed
-
-	// refs[p] says how to look literal p up, valid when its gen is
-	// this check's: resolved from its set on first use.
+	// refs[p] says how to look literal node p up, valid when its gen is
+	// this check's.
 	refs []litRef
 	// tables holds next-position tables of literals looked up often:
 	// table[x] is the least position of the set at or after x, or
 	// noNext. A look-up is then one read.
 	tables []uint16
 
-	chain []int32 // scratch for get
+	hashed bool
+	prefix []uint64 // prefix hashes of the path, once hashed
+
+	chain []int32 // scratch for base
 	tmp   []int32 // scratch for building sets
 }
+
+// States of a node, in the high bits of stamp.
+const (
+	// final: memo is the node's set, -1 for none.
+	final = 0
+	// partial: memo is the set of the node's parent's string followed by
+	// the first octet of the node's edge, -1 for none.
+	partial = 1 << 31
+	// lazy: the node's parent does not branch; memo is its nearest
+	// ancestor that is final or partial.
+	lazy   = 1 << 30
+	states = partial | lazy
+)
 
 // litRef is how to look a literal up in this check.
 type litRef struct {
 	gen  uint32
 	kind uint8
 	last int32 // the literal's length less one: where it ends, from where it starts
-	off  int32 // its table in tables, bitmap in words, or list in ends
-	aux  int32 // a bitmap's next-position table in nz; a list's length; an inexact set
-	hits int32 // look-ups through its bitmap, to decide on a table
+	// For refTable, refBits, refList: the table in tables, the bitmap in
+	// words or the list in ends; for refSlow and refVerify, a set.
+	off int32
+	// For refBits, its table in nz; for refList, its length; for
+	// refVerify, the offset in the text of the octets to compare.
+	aux  int32
+	span int32 // for refVerify, how many octets to compare
+	hits int32 // look-ups, and failed comparisons of refVerify
 }
 
 // Kinds of litRef.
 const (
-	refNone  = iota // the literal does not occur in the path
-	refTable        // an exact set with a next-position table
-	refBits         // an exact bitmap
-	refList         // an exact list
-	refSlow         // an inexact set: look up, then compare
+	refNone   = iota // the literal does not occur in the path
+	refTable         // an exact set with a next-position table
+	refBits          // an exact bitmap
+	refList          // an exact list
+	refSlow          // an inexact set: look up, then compare
+	refVerify        // an ancestor's set: look up, then compare the octets after
 )
 
 // noNext is the entry of a table past the last position of its set. Tables
 // exist only for paths shorter than noNext, so it is past the end of any.
 const noNext = 1<<16 - 1
 
-// tableAfter is the least number of look-ups through a bitmap after which a
-// literal gets a table; a variable so that tests can make tables early.
+// tableAfter is the least number of look-ups of a literal after which it
+// gets a table or a set; a variable so that tests can make them early.
 var tableAfter = int32(32)
 
 // maxTables bounds the octets of next-position tables per check (4 MiB):
 // 256 tables for a path of 8 KiB.
 const maxTables = 2 << 20
-
-const partial = 1 << 31
 
 var indexPool = sync.Pool{New: func() any { return new(pathIndex) }}
 
@@ -152,13 +175,15 @@ func newPathIndex(s *patternSet, path string) *pathIndex {
 	ix.nw = (len(path) + 63) >> 6
 	ix.max = int32(max(8, ix.nw))
 	ix.upgrade = max(tableAfter, int32(len(path)/64))
-	ix.gen = (ix.gen + 1) &^ partial
+	ix.gen = (ix.gen + 1) &^ states
 	if ix.gen == 0 || len(ix.stamp) < len(s.litNodes) {
 		if len(ix.stamp) < len(s.litNodes) {
 			ix.stamp = make([]uint32, len(s.litNodes))
 			ix.memo = make([]int32, len(s.litNodes))
+			ix.refs = make([]litRef, len(s.litNodes))
 		} else {
 			clear(ix.stamp)
+			clear(ix.refs)
 		}
 		ix.gen = 1
 	}
@@ -176,13 +201,9 @@ func newPathIndex(s *patternSet, path string) *pathIndex {
 	}
 	ix.sets, ix.nz, ix.ends = ix.sets[:0], ix.nz[:0], ix.ends[:0]
 	ix.tables = ix.tables[:0]
-	if len(ix.refs) < len(s.litNodes) || ix.gen == 1 {
-		ix.refs = make([]litRef, max(len(s.litNodes), len(ix.refs)))
-	}
 	ix.hashed = false
-	// The root's set is every position before the path: its children's
-	// sets are the octets' rows.
-	ix.stamp[0], ix.memo[0] = ix.gen, -1
+	// The root has no set: its children's first octets are the rows.
+	ix.stamp[0], ix.memo[0] = ix.gen|final, -1
 	return ix
 }
 
@@ -271,10 +292,9 @@ func (ix *pathIndex) matchBatch(ws []*wildRule) int {
 						ix.tabulate(r)
 						tables = ix.tables
 					}
-				case refSlow:
-					if e = ix.find(r.aux, p, x); e < 0 {
-						e = math.MaxInt
-					}
+				case refSlow, refVerify:
+					e = ix.lookUp(r, p, x)
+					tables, words, nz = ix.tables, ix.words, ix.nz
 				}
 			}
 			at[j]++
@@ -298,24 +318,102 @@ func (ix *pathIndex) matchBatch(ws []*wildRule) int {
 	return -1
 }
 
-// resolve makes the set of literal node p, if not made, and how to look it
-// up.
+// resolve says how to look literal node p up in this check.
 func (ix *pathIndex) resolve(p uint32) {
 	r := &ix.refs[p]
 	*r = litRef{gen: ix.gen, last: int32(ix.set.litNodes[p].depth) - 1}
-	si := ix.memo[p]
-	if ix.stamp[p] != ix.gen {
-		si = ix.get(int32(p))
+	v := int32(p)
+	if ix.stamp[v] == ix.gen|final {
+		ix.refer(r, ix.memo[v])
+		return
 	}
+	q := ix.base(v)
+	si, off, n := ix.from(v, q)
+	switch {
+	case si < 0:
+		r.kind = refNone
+	case n == 0:
+		if ix.stamp[v]&states == partial {
+			ix.stamp[v] = ix.gen | final // its edge is one octet: the set is its own
+		}
+		ix.refer(r, si)
+	default:
+		r.kind, r.off, r.aux, r.span = refVerify, si, off, n
+	}
+}
+
+// refer makes r a look-up in set si, its literal's own.
+func (ix *pathIndex) refer(r *litRef, si int32) {
+	r.hits = 0
 	switch {
 	case si < 0:
 		r.kind = refNone
 	case !ix.sets[si].exact:
-		r.kind, r.aux = refSlow, si
+		r.kind, r.off = refSlow, si
 	case ix.sets[si].bitmap:
 		r.kind, r.off, r.aux = refBits, ix.sets[si].off, ix.nextTable(si)
 	default:
 		r.kind, r.off, r.aux = refList, ix.sets[si].off, ix.sets[si].count
+	}
+}
+
+// lookUp returns the least position at or after x where literal node p
+// ends, for the kinds of r that compare octets, or math.MaxInt.
+func (ix *pathIndex) lookUp(r *litRef, p uint32, x int) int {
+	lit := ix.set.lit(p)
+	if r.kind == refSlow {
+		return ix.find(r.off, lit, x)
+	}
+	// refVerify: positions of the ancestor's set, then the octets after.
+	set := r.off
+	rest := ix.set.text[r.aux : r.aux+r.span]
+	inexact := !ix.sets[set].exact
+	ix.nextTableOf(set)
+	for y := x - len(rest); ; {
+		c := ix.after(&ix.sets[set], y)
+		if c < 0 {
+			return math.MaxInt
+		}
+		i := c + 1
+		if i+len(rest) <= ix.n && ix.path[i:i+len(rest)] == rest &&
+			(!inexact || ix.path[i+len(rest)-len(lit):i+len(rest)] == lit) {
+			if r.hits++; r.hits >= ix.upgrade {
+				ix.own(r, p)
+			}
+			return c + len(rest)
+		}
+		// A failed comparison: once they cost as much as making the
+		// literal's own set, make it.
+		if r.hits++; r.hits > ix.sets[set].count+ix.upgrade {
+			ix.own(r, p)
+			return ix.lookUpOwn(r, p, x)
+		}
+		y = c + 1
+	}
+}
+
+// own makes the set of literal node p and refers r to it.
+func (ix *pathIndex) own(r *litRef, p uint32) {
+	ix.refer(r, ix.get(int32(p)))
+}
+
+// lookUpOwn looks r up after own.
+func (ix *pathIndex) lookUpOwn(r *litRef, p uint32, x int) int {
+	switch r.kind {
+	case refNone:
+		return math.MaxInt
+	case refSlow:
+		return ix.find(r.off, ix.set.lit(p), x)
+	case refBits:
+		w := x >> 6
+		b := ix.words[int(r.off)+w] >> (x & 63)
+		e := pick(b, uint64(x+bits.TrailingZeros64(b)), uint64(ix.nz[int(r.aux)+w+1]))
+		if e >= ix.n {
+			return math.MaxInt
+		}
+		return e
+	default:
+		return ix.inList(r, x)
 	}
 }
 
@@ -400,25 +498,28 @@ func pick(b, found, alt uint64) int {
 	return int(found + (alt-found)&-zero)
 }
 
-// find returns the least position of set si, the set of literal node p, at
-// or after x where p's literal ends, or -1.
-func (ix *pathIndex) find(si int32, p uint32, x int) int {
-	if ix.sets[si].bitmap {
-		ix.nextTable(si)
-	}
-	set := &ix.sets[si]
-	lit := ix.set.lit(p)
+// find returns the least position of inexact set si at or after x where lit
+// ends, or math.MaxInt.
+func (ix *pathIndex) find(si int32, lit string, x int) int {
+	ix.nextTableOf(si)
 	for {
-		e := ix.after(set, x)
-		if e < 0 || set.exact || ix.path[e+1-len(lit):e+1] == lit {
+		e := ix.after(&ix.sets[si], x)
+		if e < 0 {
+			return math.MaxInt
+		}
+		if ix.path[e+1-len(lit):e+1] == lit {
 			return e
 		}
 		x = e + 1 // a hash collision: look further
 	}
 }
 
-// after returns the least position of set at or after x, or -1.
+// after returns the least position of set at or after x, or -1; a bitmap
+// set must have its table of next positions.
 func (ix *pathIndex) after(set *occSet, x int) int {
+	if x < 0 {
+		x = 0
+	}
 	if x >= ix.n {
 		return -1
 	}
@@ -447,53 +548,83 @@ func (ix *pathIndex) after(set *occSet, x int) int {
 	return r
 }
 
-// get returns the set of litNodes[v], making it and those of its ancestors
-// as needed; -1 for an empty set.
-func (ix *pathIndex) get(v int32) int32 {
-	chain := ix.chain[:0]
-	for u := v; ix.stamp[u] != ix.gen; u = ix.set.litNodes[u].parent {
-		chain = append(chain, u)
-	}
-	for i := len(chain) - 1; i >= 0; i-- {
-		ix.make(chain[i])
-	}
-	ix.chain = chain
-	return ix.memo[v]
-}
-
-// make makes the set of litNodes[v], whose parent's set is made.
-func (ix *pathIndex) make(v int32) {
+// base returns the nearest node at or above v, v's base, that is final or
+// partial: going up from v through nodes whose parents do not branch, making
+// the first octets of the children of a parent that does, and marking the
+// nodes passed lazy, with that base.
+func (ix *pathIndex) base(v int32) int32 {
 	s := ix.set
-	nd := &s.litNodes[v]
-	u := nd.parent
-	up := &s.litNodes[u]
-	edge := s.text[nd.off+up.depth : nd.off+nd.depth]
-	var first int32
-	switch {
-	case ix.stamp[v] == ix.gen|partial:
-		first = ix.memo[v]
-	case u == 0:
-		first = ix.octet(edge[0])
-	case ix.memo[u] < 0:
-		first = -1
-	default:
-		pu := ix.memo[u]
-		children := s.litNodes[u+1].child - up.child
-		set := &ix.sets[pu]
-		// Split all the children's sets in a pass over the parent's
-		// positions when that costs less than a pass over its bitmap
-		// for each child.
-		if children > 1 && (!set.bitmap || int64(set.count) < int64(children)*int64(ix.nw)) {
-			ix.split(u)
-			first = ix.memo[v]
-		} else {
-			first = ix.shift(pu, edge[0])
+	start := len(ix.chain)
+	w, q := v, int32(-1)
+	for q < 0 {
+		switch st := ix.stamp[w]; {
+		case st == ix.gen|lazy:
+			q = ix.memo[w]
+			continue
+		case st&^states == ix.gen:
+			q = w
+			continue
+		}
+		u := s.litNodes[w].parent
+		switch {
+		case u == 0:
+			ix.stamp[w], ix.memo[w] = ix.gen|partial, ix.octet(s.text[s.litNodes[w].off])
+			q = w
+		case s.litNodes[u+1].child-s.litNodes[u].child > 1:
+			ix.branch(u, w)
+			q = w
+		default:
+			ix.chain = append(ix.chain, w)
+			w = u
 		}
 	}
-	if first >= 0 && len(edge) > 1 {
-		first = ix.extend(first, edge[1:])
+	for _, c := range ix.chain[start:] {
+		ix.stamp[c], ix.memo[c] = ix.gen|lazy, q
 	}
-	ix.stamp[v], ix.memo[v] = ix.gen, first
+	ix.chain = ix.chain[:start]
+	return q
+}
+
+// from returns the set of v's base q, and the octets of v's string that
+// follow its positions: text[off : off+n].
+func (ix *pathIndex) from(v, q int32) (si, off, n int32) {
+	s := ix.set
+	nd := &s.litNodes[v]
+	d := s.litNodes[q].depth // the base's positions end its string
+	if ix.stamp[q] == ix.gen|partial {
+		d = s.litNodes[s.litNodes[q].parent].depth + 1 // or its edge's first octet
+	}
+	return ix.memo[q], int32(nd.off + d), int32(nd.depth - d)
+}
+
+// get returns the set of litNodes[v], making it if needed; -1 for none.
+func (ix *pathIndex) get(v int32) int32 {
+	if ix.stamp[v] == ix.gen|final {
+		return ix.memo[v]
+	}
+	si, off, n := ix.from(v, ix.base(v))
+	if si >= 0 && n > 0 {
+		si = ix.extend(si, ix.set.text[off:off+n])
+	}
+	ix.stamp[v], ix.memo[v] = ix.gen|final, si
+	return si
+}
+
+// branch makes the first-octet set of w, a child of u, which branches: of
+// all u's children not made yet in two passes over u's positions, or of w
+// alone in a pass over u's bitmap if that costs less.
+func (ix *pathIndex) branch(u, w int32) {
+	s := ix.set
+	pu := ix.get(u)
+	switch {
+	case pu < 0:
+		ix.stamp[w], ix.memo[w] = ix.gen|partial, -1
+	case !ix.sets[pu].bitmap || int64(ix.sets[pu].count) < int64(s.litNodes[u+1].child-s.litNodes[u].child)*int64(ix.nw):
+		ix.split(u)
+	default:
+		c := s.text[s.litNodes[w].off+s.litNodes[u].depth]
+		ix.stamp[w], ix.memo[w] = ix.gen|partial, ix.shift(pu, c)
+	}
 }
 
 // octet returns a set of the positions of octet c.
@@ -557,7 +688,7 @@ func (ix *pathIndex) split(u int32) {
 	// Children start with distinct ASCII octets: at most 128 of them.
 	var slot [128]uint8 // child-lo+1 by first octet, for children to make
 	for c := lo; c < hi; c++ {
-		if ix.stamp[c]&^partial != ix.gen {
+		if ix.stamp[c]&^states != ix.gen {
 			slot[s.text[s.litNodes[c].off+up.depth]&0x7f] = uint8(c - lo + 1)
 		}
 	}
@@ -645,16 +776,16 @@ func (ix *pathIndex) split(u int32) {
 	}
 }
 
-// extend returns the set of the positions i+len(rest) where i is in set
-// first and rest follows i.
-func (ix *pathIndex) extend(first int32, rest string) int32 {
-	set := ix.sets[first]
+// extend returns the set of the positions i+len(rest) where i is in set si
+// and rest follows i.
+func (ix *pathIndex) extend(si int32, rest string) int32 {
+	set := ix.sets[si]
 	if set.bitmap && len(rest) <= 3 {
 		// Short: a shift per octet over the bitmap.
-		for i := 0; i < len(rest) && first >= 0; i++ {
-			first = ix.shift(first, rest[i])
+		for i := 0; i < len(rest) && si >= 0; i++ {
+			si = ix.shift(si, rest[i])
 		}
-		return first
+		return si
 	}
 	exact := set.exact
 	var h, pow uint64
@@ -738,6 +869,13 @@ func (ix *pathIndex) addList(off int, exact bool) int32 {
 func (ix *pathIndex) addBitmap(off, count int32, exact bool) int32 {
 	ix.sets = append(ix.sets, occSet{off: off, nz: -1, count: count, bitmap: true, exact: exact})
 	return int32(len(ix.sets) - 1)
+}
+
+// nextTableOf makes the table of next positions of set si if it is a bitmap.
+func (ix *pathIndex) nextTableOf(si int32) {
+	if ix.sets[si].bitmap {
+		ix.nextTable(si)
+	}
 }
 
 // nextTable returns the table of next positions of bitmap set si, making

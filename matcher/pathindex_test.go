@@ -146,3 +146,27 @@ func TestPathIndexLongPath(t *testing.T) {
 		require.Equal(t, line, got.Rule.Line, "%d octets, ending %q", len(path), path[len(path)-3:])
 	}
 }
+
+// A piece looked up from its ancestor's positions gets positions of its own
+// when it is found often, or fails often, with the same answers: "abx" is
+// looked up at each "a" of the path, until found or until the failures pay
+// for its own set.
+func TestPathIndexOwnSet(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("User-agent: *\n")
+	for i := range 40 {
+		fmt.Fprintf(&b, "Disallow: /*abx%s\n", strings.Repeat("*b", 1+i))
+	}
+	b.WriteString("Allow: /*abx\n")
+	r := parser.Parse([]byte(b.String()))
+	m := matcher.Compile(r, "bot")
+	ref := newReference(r, []string{"bot"})
+	for _, path := range []string{"/" + strings.Repeat("ab", 1000) + "abx", "/" + strings.Repeat("ab", 1000) + "abxb",
+		"/abx" + strings.Repeat("ab", 1000), "/bx" + strings.Repeat("ab", 1000)} {
+		got := m.MatchIndexed(path)
+		require.Equal(t, m.Match(path), got)
+		want, line := ref.verdict(path)
+		require.Equal(t, want, got.Allowed, "%q", path[len(path)-5:])
+		require.Equal(t, line, got.Rule.Line, "%q", path[len(path)-5:])
+	}
+}

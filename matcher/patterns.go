@@ -304,7 +304,6 @@ func (s *patternSet) best(path string, budget int) int32 {
 	// the best plain match is known and prunes most of them.
 	var pending [16]int32
 	np := 0
-	wc := wildcardSearch{budget: budget}
 	n, pos := int32(0), 0
 	for {
 		nd := &s.nodes[n]
@@ -315,8 +314,9 @@ func (s *patternSet) best(path string, budget int) int32 {
 		}
 		if nd.wildLo < nd.wildHi {
 			if np == len(pending) {
-				// A path this deep in wildcard patterns: flush the oldest.
-				top, win = wc.run(s, &s.nodes[pending[0]], path, nil, top, win)
+				// A path this deep in wildcard patterns: search the
+				// oldest now.
+				top, win = s.wildcards(pending[:1], path, top, win, budget)
 				copy(pending[:], pending[1:])
 				np--
 			}
@@ -344,24 +344,34 @@ func (s *patternSet) best(path string, budget int) int32 {
 		pos += len(tail)
 	}
 	if np > 0 {
-		// Summarize the path only when enough patterns wait to pay for
-		// it: summing costs about as much as one search of the path.
-		candidates := int32(0)
-		for _, n := range pending[:np] {
-			candidates += s.nodes[n].wildHi - s.nodes[n].wildLo
-		}
-		var has *octets
-		var sum octets
-		if candidates > 3 {
-			sum = summarize(path)
-			has = &sum
-		}
-		for _, n := range pending[:np] {
-			top, win = wc.run(s, &s.nodes[n], path, has, top, win)
-		}
+		top, win = s.wildcards(pending[:np], path, top, win, budget)
 	}
-	wc.done()
 	return win
+}
+
+// wildcards searches the wildcard patterns of the nodes that could beat the
+// match of rank top, and returns the new best.
+func (s *patternSet) wildcards(nodes []int32, path string, top uint64, win int32, budget int) (uint64, int32) {
+	// Summarize the path only when enough patterns wait to pay for it:
+	// summing costs about as much as one search of the path.
+	candidates := int32(0)
+	for _, n := range nodes {
+		candidates += s.nodes[n].wildHi - s.nodes[n].wildLo
+	}
+	var has *octets
+	var sum octets
+	if candidates > 3 {
+		sum = summarize(path)
+		has = &sum
+	}
+	wc := wildcardSearch{budget: budget}
+	for _, n := range nodes {
+		top, win = wc.run(s, &s.nodes[n], path, has, top, win)
+	}
+	if wc.ix != nil {
+		wc.ix.release()
+	}
+	return top, win
 }
 
 // edge returns the child of nd whose edge starts with c, as an offset from
@@ -437,14 +447,6 @@ func (wc *wildcardSearch) run(s *patternSet, nd *node, path string, has *octets,
 		}
 	}
 	return top, win
-}
-
-// done releases what the search holds.
-func (wc *wildcardSearch) done() {
-	if wc.ix != nil {
-		wc.ix.release()
-		wc.ix = nil
-	}
 }
 
 // matchDirect reports whether path matches w beyond its head, searching the
