@@ -155,22 +155,34 @@ func hostileCases(limit, pathLen int) []hostile {
 		cases = append(cases, hostile{"percent-encoded", body, raw[:(pathLen-4)/3*3+4]})
 	}
 
-	// Subsequences: rules of 40 single octets from a path that cycles
-	// through them, so each rule advances far before its last piece
-	// fails. Every rule costs a step per piece, whatever the engine.
+	// Subsequences: rules of single octets from a path that cycles
+	// through them, so each rule advances far before it fails. Every rule
+	// costs a step per piece found, whatever the engine. With a last piece
+	// found only at the path's start, a rule fails at once (it could not
+	// end after the others); with 200 pieces and a path too short for
+	// them, with the last piece at its end, each rule takes about 160
+	// steps before it runs out of path.
 	{
 		const alpha = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!&'()+,;=:@"
-		rng := rand.New(rand.NewPCG(6, 6))
-		body := fill(limit, func(int) string {
-			var p []string
-			for range 40 {
-				p = append(p, letters(rng, alpha[1:], 1))
-			}
-			return "Disallow: *" + stars(append(p, "a")...)
-		})
 		cycle := alpha[1:]
-		path := pathOf(pathLen, "/a", cycle)
-		cases = append(cases, hostile{"subsequences", body, path})
+		for _, c := range []struct {
+			name   string
+			pieces int
+			path   string
+		}{
+			{"subsequences", 40, pathOf(pathLen, "/a", cycle)},
+			{"subsequences-tight", 200, pathOf(min(pathLen, 6250), "/", cycle) + "a"},
+		} {
+			rng := rand.New(rand.NewPCG(6, 6))
+			body := fill(limit, func(int) string {
+				var p []string
+				for range c.pieces {
+					p = append(p, letters(rng, cycle, 1))
+				}
+				return "Disallow: *" + stars(append(p, "a")...)
+			})
+			cases = append(cases, hostile{c.name, body, c.path})
+		}
 	}
 
 	// Windows of the path as pieces, in the wrong order: each window is

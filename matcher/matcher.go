@@ -24,9 +24,12 @@
 //     allows "/a/").
 //
 // Matching costs time linear in the length of the path for plain rules,
-// whatever their number; each wildcard rule that could beat the best plain
-// match costs at most a few linear scans of the path. There is no
-// backtracking, so hostile patterns cannot blow up.
+// whatever their number. Wildcard rules that could beat the best plain
+// match are tried best first, a search of the path per piece between stars,
+// until those searches have scanned 64 KiB of path; the rest are matched
+// through an index of the path shared by all of them, at a few look-ups per
+// piece. There is no backtracking, and a check of any file at the default
+// body cap (500 KiB) against a path of 8 KiB stays under a millisecond.
 //
 // Non-goals: fetching or parsing robots.txt (packages fetch and parser), and
 // interpreting crawl-delay or other non-rule records beyond reporting them.

@@ -140,6 +140,9 @@ type litRef struct {
 	aux  int32
 	span int32 // for refVerify, how many octets to compare
 	hits int32 // look-ups, and failed comparisons of refVerify
+	// final is no less than the last position where the literal ends,
+	// -1 when it does not occur.
+	final int32
 }
 
 // Kinds of litRef.
@@ -237,17 +240,37 @@ func (ix *pathIndex) matchBatch(ws []*wildRule) int {
 		end     [lanes]int // where the last piece must end, exclusive
 		ok      [lanes]bool
 	)
+	// The last piece bounds where the others may end: before the end of
+	// the path for an anchored pattern, else before the last position
+	// where the last piece starts. A pattern whose last piece occurs too
+	// early fails at once; the others, until the last piece, are searched
+	// only up to it; then the last piece in the whole path (lim becomes
+	// full).
+	var full [lanes]int
 	live := 0
 	for j, w := range ws {
 		first, last := int(w.pieces), int(w.pieces+w.npieces())
-		pos[j], end[j] = int(w.head), ix.n
+		pos[j], end[j], full[j] = int(w.head), ix.n, last
+		p := s.pieces[last-1]
+		n := int(s.litNodes[p].depth)
 		if w.anchored() {
-			lit := s.lit(s.pieces[last-1])
-			if ix.n-len(lit) < pos[j] || ix.path[ix.n-len(lit):] != lit {
+			lit := s.lit(p)
+			if ix.n-n < pos[j] || ix.path[ix.n-n:] != lit {
 				continue
 			}
 			last--
-			end[j] -= len(lit)
+			end[j] -= n
+			full[j] = last
+		} else if last-first > 1 {
+			if ix.refs[p].gen != ix.gen {
+				ix.resolve(p)
+			}
+			f := int(ix.refs[p].final)
+			if f < int(w.minLen)-1 {
+				continue
+			}
+			last--
+			end[j] = f - n + 1
 		}
 		if first == last {
 			ok[j] = true
@@ -302,11 +325,14 @@ func (ix *pathIndex) matchBatch(ws []*wildRule) int {
 			case e >= end[j]:
 				at[j], lim[j] = 0, 0
 				live--
-			case at[j] == lim[j]:
+			case at[j] < lim[j]:
+				pos[j] = e + 1
+			case lim[j] < full[j]:
+				// Now the last piece, anywhere in the path.
+				pos[j], lim[j], end[j] = e+1, full[j], ix.n
+			default:
 				ok[j] = true
 				live--
-			default:
-				pos[j] = e + 1
 			}
 		}
 	}
@@ -331,7 +357,7 @@ func (ix *pathIndex) resolve(p uint32) {
 	si, off, n := ix.from(v, q)
 	switch {
 	case si < 0:
-		r.kind = refNone
+		r.kind, r.final = refNone, -1
 	case n == 0:
 		if ix.stamp[v]&states == partial {
 			ix.stamp[v] = ix.gen | final // its edge is one octet: the set is its own
@@ -339,12 +365,16 @@ func (ix *pathIndex) resolve(p uint32) {
 		ix.refer(r, si)
 	default:
 		r.kind, r.off, r.aux, r.span = refVerify, si, off, n
+		r.final = int32(ix.lastOf(si)) + n
 	}
 }
 
 // refer makes r a look-up in set si, its literal's own.
 func (ix *pathIndex) refer(r *litRef, si int32) {
-	r.hits = 0
+	r.hits, r.final = 0, -1
+	if si >= 0 {
+		r.final = int32(ix.lastOf(si))
+	}
 	switch {
 	case si < 0:
 		r.kind = refNone
@@ -869,6 +899,19 @@ func (ix *pathIndex) addList(off int, exact bool) int32 {
 func (ix *pathIndex) addBitmap(off, count int32, exact bool) int32 {
 	ix.sets = append(ix.sets, occSet{off: off, nz: -1, count: count, bitmap: true, exact: exact})
 	return int32(len(ix.sets) - 1)
+}
+
+// lastOf returns the last position of set si.
+func (ix *pathIndex) lastOf(si int32) int {
+	set := &ix.sets[si]
+	if !set.bitmap {
+		return int(ix.ends[set.off+set.count-1])
+	}
+	for w := ix.nw - 1; ; w-- {
+		if b := ix.words[int(set.off)+w]; b != 0 {
+			return w<<6 + 63 - bits.LeadingZeros64(b)
+		}
+	}
 }
 
 // nextTableOf makes the table of next positions of set si if it is a bitmap.
