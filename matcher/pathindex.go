@@ -103,9 +103,11 @@ type pathIndex struct {
 	// this check's.
 	refs []litRef
 	// tables holds next-position tables of literals looked up often:
-	// table[x] is the least position of the set at or after x, or
-	// noNext. A look-up is then one read.
-	tables []uint16
+	// table[x] is how far the least position of the set at or after x
+	// is from x, for x up to the set's last position. A look-up is then
+	// one read, of an octet, so that the tables of many literals fit in
+	// a cache.
+	tables []uint8
 
 	hashed bool
 	prefix []uint64 // prefix hashes of the path, once hashed
@@ -131,6 +133,9 @@ const (
 type litRef struct {
 	gen  uint32
 	kind uint8
+	// tag is gen<<3|refTable for a table, 0 otherwise: the test of the
+	// fast look-up is one comparison.
+	tag  uint32
 	last int32 // the literal's length less one: where it ends, from where it starts
 	// For refTable, refBits, refList: the table in tables, the bitmap in
 	// words or the list in ends; for refSlow and refVerify, a set.
@@ -155,17 +160,24 @@ const (
 	refVerify        // an ancestor's set: look up, then compare the octets after
 )
 
-// noNext is the entry of a table past the last position of its set. Tables
-// exist only for paths shorter than noNext, so it is past the end of any.
-const noNext = 1<<16 - 1
+// countdown[k] = 254-k: a table's entries up to a position of its set,
+// copied whole; tables are made only for sets whose positions are fewer
+// than 255 octets apart (see sparse).
+var countdown = func() (d [255]uint8) {
+	for k := range d {
+		d[k] = uint8(254 - k)
+	}
+	return d
+}()
 
-// tableAfter is the least number of look-ups of a literal after which it
-// gets a table or a set; a variable so that tests can make them early.
-var tableAfter = int32(32)
+// tableAfter, when positive, is the number of look-ups of a literal after
+// which it gets a table or a set, instead of max(32, n/64) for a path of n
+// octets; a variable so that tests can make them early.
+var tableAfter = int32(0)
 
 // maxTables bounds the octets of next-position tables per check (4 MiB):
-// 256 tables for a path of 8 KiB.
-const maxTables = 2 << 20
+// 512 tables for a path of 8 KiB.
+const maxTables = 4 << 20
 
 var indexPool = sync.Pool{New: func() any { return new(pathIndex) }}
 
@@ -177,8 +189,11 @@ func newPathIndex(s *patternSet, path string) *pathIndex {
 	ix.set, ix.path, ix.n = s, unsafe.String(unsafe.SliceData(ix.buf), len(ix.buf)), len(path)
 	ix.nw = (len(path) + 63) >> 6
 	ix.max = int32(max(8, ix.nw))
-	ix.upgrade = max(tableAfter, int32(len(path)/64))
-	ix.gen = (ix.gen + 1) &^ states
+	ix.upgrade = max(32, int32(len(path)/64))
+	if tableAfter > 0 {
+		ix.upgrade = tableAfter
+	}
+	ix.gen = (ix.gen + 1) & (1<<29 - 1) // room for the states, and in tags for a kind
 	if ix.gen == 0 || len(ix.stamp) < len(s.litNodes) {
 		if len(ix.stamp) < len(s.litNodes) {
 			ix.stamp = make([]uint32, len(s.litNodes))
@@ -281,7 +296,8 @@ func (ix *pathIndex) matchBatch(ws []*wildRule) int {
 	}
 	// Locals, so that the loop does not reload the index's fields after
 	// each store.
-	pieces, refs, tables, words, nz, gen := s.pieces, ix.refs, ix.tables, ix.words, ix.nz, ix.gen
+	pieces, refs, gen, table := s.pieces, ix.refs, ix.gen, ix.gen<<3|refTable
+	tables := ix.tables
 	for live > 0 {
 		for j := range lanes {
 			if at[j] == lim[j] {
@@ -289,36 +305,20 @@ func (ix *pathIndex) matchBatch(ws []*wildRule) int {
 			}
 			p := pieces[at[j]]
 			r := &refs[p]
-			if r.gen != gen {
-				ix.resolve(p)
-				words, nz = ix.words, ix.nz // making sets may grow them
-			}
 			x := pos[j] + int(r.last)
 			e := math.MaxInt // where the piece ends; past end[j] when nowhere
-			if x < end[j] {
-				switch r.kind {
-				case refTable:
-					e = int(tables[int(r.off)+x])
-				case refBits:
-					// Read without a branch on the bitmap's
-					// contents, which depend on the path.
-					w := x >> 6
-					b := words[int(r.off)+w] >> (x & 63)
-					e = pick(b, uint64(x+bits.TrailingZeros64(b)), uint64(nz[int(r.aux)+w+1]))
-					if r.hits++; r.hits == ix.upgrade {
-						ix.tabulate(r)
-						tables = ix.tables
-					}
-				case refList:
-					e = ix.inList(r, x)
-					if r.hits++; r.hits == ix.upgrade {
-						ix.tabulate(r)
-						tables = ix.tables
-					}
-				case refSlow, refVerify:
-					e = ix.lookUp(r, p, x)
-					tables, words, nz = ix.tables, ix.words, ix.nz
+			switch {
+			case r.tag == table && x < end[j] && x <= int(r.final):
+				e = x + int(tables[int(r.off)+x])
+			case r.gen == gen && r.kind == refList && x < end[j]:
+				e = ix.inList(r, x)
+				if r.hits++; r.hits == ix.upgrade {
+					ix.tabulate(r)
+					tables = ix.tables
 				}
+			default:
+				e = ix.step(p, pos[j], end[j])
+				tables = ix.tables
 			}
 			at[j]++
 			switch {
@@ -342,6 +342,47 @@ func (ix *pathIndex) matchBatch(ws []*wildRule) int {
 		}
 	}
 	return -1
+}
+
+// step returns where the first occurrence of literal node p that starts
+// at or after pos ends, if it ends before end, and math.MaxInt otherwise:
+// a look-up of any kind but a table's, which matchBatch does itself.
+func (ix *pathIndex) step(p uint32, pos, end int) int {
+	r := &ix.refs[p]
+	if r.gen != ix.gen {
+		ix.resolve(p)
+	}
+	x := pos + int(r.last)
+	if x >= end {
+		return math.MaxInt
+	}
+	e := math.MaxInt
+	switch r.kind {
+	case refTable:
+		if x <= int(r.final) {
+			e = x + int(ix.tables[int(r.off)+x])
+		}
+	case refBits:
+		// Read without a branch on the bitmap's contents, which depend
+		// on the path.
+		w := x >> 6
+		b := ix.words[int(r.off)+w] >> (x & 63)
+		e = pick(b, uint64(x+bits.TrailingZeros64(b)), uint64(ix.nz[int(r.aux)+w+1]))
+		if r.hits++; r.hits == ix.upgrade {
+			ix.tabulate(r)
+		}
+	case refList:
+		e = ix.inList(r, x)
+		if r.hits++; r.hits == ix.upgrade {
+			ix.tabulate(r)
+		}
+	case refSlow, refVerify:
+		e = ix.lookUp(r, p, x)
+	}
+	if e >= end {
+		return math.MaxInt
+	}
+	return e
 }
 
 // resolve says how to look literal node p up in this check.
@@ -371,7 +412,7 @@ func (ix *pathIndex) resolve(p uint32) {
 
 // refer makes r a look-up in set si, its literal's own.
 func (ix *pathIndex) refer(r *litRef, si int32) {
-	r.hits, r.final = 0, -1
+	r.hits, r.final, r.tag = 0, -1, 0
 	if si >= 0 {
 		r.final = int32(ix.lastOf(si))
 	}
@@ -466,58 +507,59 @@ func (ix *pathIndex) inList(r *litRef, x int) int {
 	return int(ends[lo])
 }
 
-// tabulate gives r a next-position table, when the path is short enough
-// for one and the check's tables have room: a literal looked up this often
-// repays the O(n) it costs.
+// tabulate gives r a next-position table, when the check's tables have
+// room: a literal looked up this often repays the O(n) it costs.
 func (ix *pathIndex) tabulate(r *litRef) {
-	if ix.n >= noNext || len(ix.tables)+ix.n > maxTables {
+	size := int(r.final) + 1 // past it, look-ups find nothing
+	if len(ix.tables)+size > maxTables || ix.sparse(r) {
 		return
 	}
 	off := len(ix.tables)
-	ix.tables = grow(ix.tables, off+ix.n)
-	t := ix.tables[off : off+ix.n]
+	ix.tables = grow(ix.tables, off+size)
+	t := ix.tables[off : off+size]
 	i := 0 // t[:i] is filled
+	run := func(e int) {
+		copy(t[i:e+1], countdown[254-(e-i):])
+		i = e + 1
+	}
 	if r.kind == refList {
 		for _, e := range ix.ends[r.off : r.off+r.aux] {
-			fill(t[i:e+1], uint16(e))
-			i = int(e) + 1
+			run(int(e))
 		}
 	} else {
 		for w := 0; w < ix.nw; w++ {
 			for b := ix.words[int(r.off)+w]; b != 0; b &= b - 1 {
-				e := w<<6 + bits.TrailingZeros64(b)
-				fill(t[i:e+1], uint16(e))
-				i = e + 1
+				run(w<<6 + bits.TrailingZeros64(b))
 			}
 		}
 	}
-	fill(t[i:], noNext)
-	r.kind, r.off = refTable, int32(off)
+	r.kind, r.off, r.tag = refTable, int32(off), ix.gen<<3|refTable
 }
 
-// fill sets every element of t to v, four at a time where it can.
-func fill(t []uint16, v uint16) {
-	if len(t) < 16 {
-		for i := range t {
-			t[i] = v
+// sparse reports whether r's set has positions 255 or more octets apart,
+// or a first one 255 or more octets into the path: an octet of a table
+// cannot hold the distance, and for such a set a table saves little.
+func (ix *pathIndex) sparse(r *litRef) bool {
+	prev := 0
+	if r.kind == refList {
+		for _, e := range ix.ends[r.off : r.off+r.aux] {
+			if int(e)-prev >= 255 {
+				return true
+			}
+			prev = int(e)
 		}
-		return
+		return false
 	}
-	i := 0
-	for ; uintptr(unsafe.Pointer(&t[i]))&7 != 0; i++ {
-		t[i] = v
-	}
-	if n := (len(t) - i) >> 2; n > 0 {
-		q := unsafe.Slice((*uint64)(unsafe.Pointer(&t[i])), n)
-		v4 := uint64(v) * 0x0001_0001_0001_0001
-		for k := range q {
-			q[k] = v4
+	for w := 0; w < ix.nw; w++ {
+		for b := ix.words[int(r.off)+w]; b != 0; b &= b - 1 {
+			e := w<<6 + bits.TrailingZeros64(b)
+			if e-prev >= 255 {
+				return true
+			}
+			prev = e
 		}
-		i += n << 2
 	}
-	for ; i < len(t); i++ {
-		t[i] = v
-	}
+	return false
 }
 
 // pick returns found when b is not zero and alt when it is, without a

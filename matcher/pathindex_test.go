@@ -24,6 +24,28 @@ func periodic(rng *rand.Rand, alphabet string, n int) string {
 	return string(b)
 }
 
+// indexKnobs are settings of the path index that make its rarer paths
+// common: tables after one look-up, and hashes that collide for every
+// anagram.
+var indexKnobs = []indexKnob{
+	{"as built", 0, 0},
+	{"early tables", 0, 1},
+	{"colliding hashes", 1, 1},
+}
+
+type indexKnob struct {
+	name  string
+	base  uint64 // 0: as drawn
+	after int32  // 0: as built
+}
+
+func (k indexKnob) set() (restore func()) {
+	if k.after == 0 {
+		return func() {}
+	}
+	return matcher.SetIndexKnobs(k.base, k.after)
+}
+
 // stressRobots is a file of wildcard rules whose pieces are short and long
 // (past the length at which the path index compares hashes), periodic and
 // not, sharing prefixes, some anchored.
@@ -60,23 +82,9 @@ func stressRobots(rng *rand.Rand, alphabet string, rules int) string {
 // long pieces compared by hashes, tables made after a few look-ups, and
 // hashes that collide for every anagram (RFC 9309 §2.2.2, §2.2.3).
 func TestPathIndexAgainstReference(t *testing.T) {
-	for _, knobs := range []struct {
-		name  string
-		base  uint64
-		after int32
-	}{
-		{"as built", 0, 0},
-		{"early tables", 0, 1},
-		{"colliding hashes", 1, 1},
-	} {
+	for _, knobs := range indexKnobs {
 		t.Run(knobs.name, func(t *testing.T) {
-			if knobs.after > 0 {
-				base := knobs.base
-				if base == 0 {
-					base = 1<<61 - 1000 // any base
-				}
-				defer matcher.SetIndexKnobs(base, knobs.after)()
-			}
+			defer knobs.set()()
 			rng := rand.New(rand.NewPCG(11, 12))
 			for i := 0; i < 150; i++ {
 				alphabet := []string{"ab", "abc", "a/b", "xyz/%2F"}[i%4]
@@ -101,29 +109,32 @@ func TestPathIndexAgainstReference(t *testing.T) {
 // them, get the same verdicts through the path index, the direct search and
 // the reference.
 func TestHostileAgainstReference(t *testing.T) {
-	for _, c := range hostileCases(6<<10, 700) {
-		t.Run(c.name, func(t *testing.T) {
-			r := parser.Parse(c.body)
-			m := matcher.Compile(r, "ExampleBot")
-			ref := newReference(r, []string{"ExampleBot"})
-			// The shape's path, its prefixes, and paths one piece of a
-			// rule longer, so that rules match as well as fail.
-			paths := []string{c.path, c.path[:len(c.path)/2], c.path[:len(c.path)/3]}
-			for _, g := range r.Groups {
-				for i, rule := range g.Rules {
-					if i%37 == 0 {
-						paths = append(paths, c.path+strings.ReplaceAll(strings.TrimSuffix(rule.Pattern, "$"), "*", ""))
+	for _, knobs := range indexKnobs {
+		for _, c := range hostileCases(6<<10, 700) {
+			t.Run(knobs.name+"/"+c.name, func(t *testing.T) {
+				defer knobs.set()()
+				r := parser.Parse(c.body)
+				m := matcher.Compile(r, "ExampleBot")
+				ref := newReference(r, []string{"ExampleBot"})
+				// The shape's path, its prefixes, and paths one piece
+				// of a rule longer, so that rules match as well as fail.
+				paths := []string{c.path, c.path[:len(c.path)/2], c.path[:len(c.path)/3]}
+				for _, g := range r.Groups {
+					for i, rule := range g.Rules {
+						if i%37 == 0 {
+							paths = append(paths, c.path+strings.ReplaceAll(strings.TrimSuffix(rule.Pattern, "$"), "*", ""))
+						}
 					}
 				}
-			}
-			for _, path := range paths {
-				got := m.Match(path)
-				require.Equal(t, got, m.MatchIndexed(path), "%s: %q", c.name, path)
-				want, line := ref.verdict(path)
-				require.Equal(t, want, got.Allowed, "%s: %q", c.name, path)
-				require.Equal(t, line, got.Rule.Line, "%s: %q", c.name, path)
-			}
-		})
+				for _, path := range paths {
+					got := m.Match(path)
+					require.Equal(t, got, m.MatchIndexed(path), "%s: %q", c.name, path)
+					want, line := ref.verdict(path)
+					require.Equal(t, want, got.Allowed, "%s: %q", c.name, path)
+					require.Equal(t, line, got.Rule.Line, "%s: %q", c.name, path)
+				}
+			})
+		}
 	}
 }
 
