@@ -114,6 +114,9 @@ type pathIndex struct {
 
 	chain []int32 // scratch for base
 	tmp   []int32 // scratch for building sets
+	// Scratch for split.
+	slot            [128]uint8
+	splitN, splitAt []int32
 }
 
 // States of a node, in the high bits of stamp.
@@ -129,26 +132,28 @@ const (
 	states = partial | lazy
 )
 
-// litRef is how to look a literal up in this check.
+// litRef is how to look a literal up in this check: 32 octets, the fields
+// of a table look-up first.
 type litRef struct {
-	gen  uint32
-	kind uint8
-	// tag is gen<<3|refTable for a table, 0 otherwise: the test of the
-	// fast look-up is one comparison.
+	// tag is the check's generation and the kind of look-up:
+	// gen<<3|kind; a tag of another generation is stale.
 	tag  uint32
 	last int32 // the literal's length less one: where it ends, from where it starts
 	// For refTable, refBits, refList: the table in tables, the bitmap in
 	// words or the list in ends; for refSlow and refVerify, a set.
 	off int32
+	// final is no less than the last position where the literal ends,
+	// -1 when it does not occur.
+	final int32
 	// For refBits, its table in nz; for refList, its length; for
 	// refVerify, the offset in the text of the octets to compare.
 	aux  int32
 	span int32 // for refVerify, how many octets to compare
 	hits int32 // look-ups, and failed comparisons of refVerify
-	// final is no less than the last position where the literal ends,
-	// -1 when it does not occur.
-	final int32
+	_    int32
 }
+
+func (r *litRef) kind() uint8 { return uint8(r.tag & 7) }
 
 // Kinds of litRef.
 const (
@@ -189,7 +194,7 @@ func newPathIndex(s *patternSet, path string) *pathIndex {
 	ix.set, ix.path, ix.n = s, unsafe.String(unsafe.SliceData(ix.buf), len(ix.buf)), len(path)
 	ix.nw = (len(path) + 63) >> 6
 	ix.max = int32(max(8, ix.nw))
-	ix.upgrade = max(32, int32(len(path)/64))
+	ix.upgrade = max(8, int32(len(path)/1024))
 	if tableAfter > 0 {
 		ix.upgrade = tableAfter
 	}
@@ -277,7 +282,7 @@ func (ix *pathIndex) matchBatch(ws []*wildRule) int {
 			end[j] -= n
 			full[j] = last
 		} else if last-first > 1 {
-			if ix.refs[p].gen != ix.gen {
+			if ix.refs[p].tag>>3 != ix.gen {
 				ix.resolve(p)
 			}
 			f := int(ix.refs[p].final)
@@ -296,7 +301,7 @@ func (ix *pathIndex) matchBatch(ws []*wildRule) int {
 	}
 	// Locals, so that the loop does not reload the index's fields after
 	// each store.
-	pieces, refs, gen, table := s.pieces, ix.refs, ix.gen, ix.gen<<3|refTable
+	pieces, refs, table, list := s.pieces, ix.refs, ix.gen<<3|refTable, ix.gen<<3|refList
 	tables := ix.tables
 	for live > 0 {
 		for j := range lanes {
@@ -310,7 +315,7 @@ func (ix *pathIndex) matchBatch(ws []*wildRule) int {
 			switch {
 			case r.tag == table && x < end[j] && x <= int(r.final):
 				e = x + int(tables[int(r.off)+x])
-			case r.gen == gen && r.kind == refList && x < end[j]:
+			case r.tag == list && x < end[j]:
 				e = ix.inList(r, x)
 				if r.hits++; r.hits == ix.upgrade {
 					ix.tabulate(r)
@@ -349,7 +354,7 @@ func (ix *pathIndex) matchBatch(ws []*wildRule) int {
 // a look-up of any kind but a table's, which matchBatch does itself.
 func (ix *pathIndex) step(p uint32, pos, end int) int {
 	r := &ix.refs[p]
-	if r.gen != ix.gen {
+	if r.tag>>3 != ix.gen {
 		ix.resolve(p)
 	}
 	x := pos + int(r.last)
@@ -357,7 +362,7 @@ func (ix *pathIndex) step(p uint32, pos, end int) int {
 		return math.MaxInt
 	}
 	e := math.MaxInt
-	switch r.kind {
+	switch r.kind() {
 	case refTable:
 		if x <= int(r.final) {
 			e = x + int(ix.tables[int(r.off)+x])
@@ -388,7 +393,7 @@ func (ix *pathIndex) step(p uint32, pos, end int) int {
 // resolve says how to look literal node p up in this check.
 func (ix *pathIndex) resolve(p uint32) {
 	r := &ix.refs[p]
-	*r = litRef{gen: ix.gen, last: int32(ix.set.litNodes[p].depth) - 1}
+	*r = litRef{tag: ix.gen<<3 | refNone, last: int32(ix.set.litNodes[p].depth) - 1}
 	v := int32(p)
 	if ix.stamp[v] == ix.gen|final {
 		ix.refer(r, ix.memo[v])
@@ -398,33 +403,33 @@ func (ix *pathIndex) resolve(p uint32) {
 	si, off, n := ix.from(v, q)
 	switch {
 	case si < 0:
-		r.kind, r.final = refNone, -1
+		r.tag, r.final = ix.gen<<3|refNone, -1
 	case n == 0:
 		if ix.stamp[v]&states == partial {
 			ix.stamp[v] = ix.gen | final // its edge is one octet: the set is its own
 		}
 		ix.refer(r, si)
 	default:
-		r.kind, r.off, r.aux, r.span = refVerify, si, off, n
+		r.tag, r.off, r.aux, r.span = ix.gen<<3|refVerify, si, off, n
 		r.final = int32(ix.lastOf(si)) + n
 	}
 }
 
 // refer makes r a look-up in set si, its literal's own.
 func (ix *pathIndex) refer(r *litRef, si int32) {
-	r.hits, r.final, r.tag = 0, -1, 0
+	r.hits, r.final = 0, -1
 	if si >= 0 {
 		r.final = int32(ix.lastOf(si))
 	}
 	switch {
 	case si < 0:
-		r.kind = refNone
+		r.tag = ix.gen<<3 | refNone
 	case !ix.sets[si].exact:
-		r.kind, r.off = refSlow, si
+		r.tag, r.off = ix.gen<<3|refSlow, si
 	case ix.sets[si].bitmap:
-		r.kind, r.off, r.aux = refBits, ix.sets[si].off, ix.nextTable(si)
+		r.tag, r.off, r.aux = ix.gen<<3|refBits, ix.sets[si].off, ix.nextTable(si)
 	default:
-		r.kind, r.off, r.aux = refList, ix.sets[si].off, ix.sets[si].count
+		r.tag, r.off, r.aux = ix.gen<<3|refList, ix.sets[si].off, ix.sets[si].count
 	}
 }
 
@@ -432,7 +437,7 @@ func (ix *pathIndex) refer(r *litRef, si int32) {
 // ends, for the kinds of r that compare octets, or math.MaxInt.
 func (ix *pathIndex) lookUp(r *litRef, p uint32, x int) int {
 	lit := ix.set.lit(p)
-	if r.kind == refSlow {
+	if r.kind() == refSlow {
 		return ix.find(r.off, lit, x)
 	}
 	// refVerify: positions of the ancestor's set, then the octets after.
@@ -470,7 +475,7 @@ func (ix *pathIndex) own(r *litRef, p uint32) {
 
 // lookUpOwn looks r up after own.
 func (ix *pathIndex) lookUpOwn(r *litRef, p uint32, x int) int {
-	switch r.kind {
+	switch r.kind() {
 	case refNone:
 		return math.MaxInt
 	case refSlow:
@@ -522,7 +527,7 @@ func (ix *pathIndex) tabulate(r *litRef) {
 		copy(t[i:e+1], countdown[254-(e-i):])
 		i = e + 1
 	}
-	if r.kind == refList {
+	if r.kind() == refList {
 		for _, e := range ix.ends[r.off : r.off+r.aux] {
 			run(int(e))
 		}
@@ -533,7 +538,7 @@ func (ix *pathIndex) tabulate(r *litRef) {
 			}
 		}
 	}
-	r.kind, r.off, r.tag = refTable, int32(off), ix.gen<<3|refTable
+	r.tag, r.off = ix.gen<<3|refTable, int32(off)
 }
 
 // sparse reports whether r's set has positions 255 or more octets apart,
@@ -541,7 +546,7 @@ func (ix *pathIndex) tabulate(r *litRef) {
 // cannot hold the distance, and for such a set a table saves little.
 func (ix *pathIndex) sparse(r *litRef) bool {
 	prev := 0
-	if r.kind == refList {
+	if r.kind() == refList {
 		for _, e := range ix.ends[r.off : r.off+r.aux] {
 			if int(e)-prev >= 255 {
 				return true
@@ -640,7 +645,7 @@ func (ix *pathIndex) base(v int32) int32 {
 		u := s.litNodes[w].parent
 		switch {
 		case u == 0:
-			ix.stamp[w], ix.memo[w] = ix.gen|partial, ix.octet(s.text[s.litNodes[w].off])
+			ix.stamp[w], ix.memo[w] = ix.gen|partial, ix.octet(s.edge0[w])
 			q = w
 		case s.litNodes[u+1].child-s.litNodes[u].child > 1:
 			ix.branch(u, w)
@@ -694,7 +699,7 @@ func (ix *pathIndex) branch(u, w int32) {
 	case !ix.sets[pu].bitmap || int64(ix.sets[pu].count) < int64(s.litNodes[u+1].child-s.litNodes[u].child)*int64(ix.nw):
 		ix.split(u)
 	default:
-		c := s.text[s.litNodes[w].off+s.litNodes[u].depth]
+		c := s.edge0[w]
 		ix.stamp[w], ix.memo[w] = ix.gen|partial, ix.shift(pu, c)
 	}
 }
@@ -757,15 +762,23 @@ func (ix *pathIndex) split(u int32) {
 	s := ix.set
 	up := &s.litNodes[u]
 	lo, hi := up.child, s.litNodes[u+1].child
+	deg := int(hi - lo)
 	// Children start with distinct ASCII octets: at most 128 of them.
-	var slot [128]uint8 // child-lo+1 by first octet, for children to make
+	// slot is child-lo+1 by first octet for the children to make, zero
+	// elsewhere, and cleared after; count is each one's positions, by
+	// slot (count[0] counts the rest); at is where they go: a list in
+	// ends, or a bitmap in words.
+	slot := &ix.slot
+	count := grow(ix.splitN[:0], deg+1)
+	at := grow(ix.splitAt[:0], 2*(deg+1))
+	first, at := at[:deg+1], at[deg+1:]
+	clear(count)
 	for c := lo; c < hi; c++ {
 		if ix.stamp[c]&^states != ix.gen {
-			slot[s.text[s.litNodes[c].off+up.depth]&0x7f] = uint8(c - lo + 1)
+			slot[s.edge0[c]&0x7f] = uint8(c - lo + 1)
 		}
 	}
 	set := ix.sets[ix.memo[u]]
-	var count [129]int32 // by child+1; count[0] counts the rest
 	path := ix.path
 	if set.bitmap {
 		for w := 0; w < ix.nw; w++ {
@@ -782,11 +795,8 @@ func (ix *pathIndex) split(u int32) {
 			}
 		}
 	}
-	// Where each child's positions go: a list in ends, or a bitmap.
-	var at [129]int32
-	for k := 1; k <= int(hi-lo); k++ {
-		n := count[k]
-		switch {
+	for k := 1; k <= deg; k++ {
+		switch n := count[k]; {
 		case n == 0:
 		case n > ix.max:
 			at[k] = int32(len(ix.words))
@@ -797,7 +807,7 @@ func (ix *pathIndex) split(u int32) {
 			ix.ends = grow(ix.ends, len(ix.ends)+int(n))
 		}
 	}
-	first := at
+	copy(first, at[:deg+1])
 	if set.bitmap {
 		for w := 0; w < ix.nw; w++ {
 			for b := ix.words[int(set.off)+w]; b != 0; b &= b - 1 {
@@ -832,20 +842,22 @@ func (ix *pathIndex) split(u int32) {
 		}
 	}
 	for c := lo; c < hi; c++ {
-		k := slot[s.text[s.litNodes[c].off+up.depth]&0x7f]
-		if k == 0 {
+		k := &slot[s.edge0[c]&0x7f]
+		if *k == 0 {
 			continue // made before
 		}
 		si := int32(-1)
-		switch n := count[k]; {
+		switch n := count[*k]; {
 		case n > ix.max:
-			si = ix.addBitmap(first[k], n, set.exact)
+			si = ix.addBitmap(first[*k], n, set.exact)
 		case n > 0:
 			si = int32(len(ix.sets))
-			ix.sets = append(ix.sets, occSet{off: first[k], nz: -1, count: n, exact: set.exact})
+			ix.sets = append(ix.sets, occSet{off: first[*k], nz: -1, count: n, exact: set.exact})
 		}
 		ix.stamp[c], ix.memo[c] = ix.gen|partial, si
+		*k = 0
 	}
+	ix.splitN, ix.splitAt = count, first[:cap(first)]
 }
 
 // extend returns the set of the positions i+len(rest) where i is in set si

@@ -33,6 +33,7 @@ type patternSet struct {
 	// parent's string, so that literals sharing a prefix share the work.
 	pieces   []uint32
 	litNodes []litNode
+	edge0    []uint8 // the first octet of each literal node's edge
 }
 
 // node is one node of the radix trie over the literal heads of the
@@ -245,6 +246,7 @@ func (s *patternSet) buildLiterals(pieces []span) []uint32 {
 	ids := make([]uint32, len(pieces))
 
 	s.litNodes = make([]litNode, 1, 2*len(pieces)+1)
+	s.edge0 = make([]uint8, 1, cap(s.litNodes))
 	type job struct {
 		node   int32
 		lo, hi int // order[lo:hi] share the node's string, of length depth
@@ -270,6 +272,7 @@ func (s *patternSet) buildLiterals(pieces []span) []uint32 {
 			// run is common to all of it.
 			l := j.depth + 1 + commonPrefix(a[j.depth+1:], str(order[k-1])[j.depth+1:])
 			s.litNodes = append(s.litNodes, litNode{parent: j.node, off: pieces[order[i]].off, depth: uint32(l)})
+			s.edge0 = append(s.edge0, a[j.depth])
 			queue = append(queue, job{int32(len(s.litNodes) - 1), i, k, l})
 			i = k
 		}
@@ -279,6 +282,7 @@ func (s *patternSet) buildLiterals(pieces []span) []uint32 {
 	if cap(s.litNodes) > len(s.litNodes)+len(s.litNodes)/4 {
 		s.litNodes = slices.Clone(s.litNodes)
 	}
+	s.edge0 = slices.Clip(s.edge0)
 	return ids
 }
 
@@ -291,6 +295,7 @@ func (s *patternSet) size() int64 {
 	n += int64(cap(s.wild)) * int64(unsafe.Sizeof(wildRule{}))
 	n += int64(cap(s.pieces)) * int64(unsafe.Sizeof(uint32(0)))
 	n += int64(cap(s.litNodes)) * int64(unsafe.Sizeof(litNode{}))
+	n += int64(cap(s.edge0))
 	return n
 }
 
