@@ -232,5 +232,34 @@ func hostileCases(limit, pathLen int) []hostile {
 		})
 		cases = append(cases, hostile{fmt.Sprintf("periodic-prefixes-%d", periodLen), body, pathOf(pathLen, "/~", period)})
 	}
+
+	// The same pieces, each in nine rules, so that each is looked up often
+	// enough to get positions of its own, then a piece found only at the
+	// start of the path.
+	{
+		rng := rand.New(rand.NewPCG(9, 10))
+		period := letters(rng, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 64)
+		many := strings.Repeat(period, 40)
+		body := fill(limit, func(i int) string {
+			i /= 9
+			r, l := i%len(period), 1+i/len(period)
+			return "Disallow: /*" + stars(many[r:r+l], "Q", "!")
+		})
+		cases = append(cases, hostile{"periodic-prefixes-owned", body, pathOf(pathLen-1, "/Q", period) + "!"})
+	}
+
+	// Nested pieces whose first octet fills the path: "a" and ever longer
+	// prefixes of a string found once, at the end of a run of a's, then a
+	// piece found only at the start. Each nested piece, looked up from the
+	// start, meets every a before it.
+	{
+		rng := rand.New(rand.NewPCG(10, 10))
+		tail := letters(rng, "bcdefghijklmnopqrstuvwxyz", min(1200, pathLen/4))
+		body := fill(limit, func(i int) string {
+			return "Disallow: /*a" + tail[:1+i%len(tail)] + "*Q*~"
+		})
+		path := pathOf(pathLen-len(tail)-1, "/Q", "a") + tail + "~"
+		cases = append(cases, hostile{"nested-chain", body, path})
+	}
 	return cases
 }

@@ -400,6 +400,11 @@ func (ix *pathIndex) resolve(p uint32) {
 		return
 	}
 	q := ix.base(v)
+	if q != v && ix.stamp[q] == ix.gen|partial {
+		// Look v up from its base's own positions, not its first
+		// octet's: fewer, for a base whose edge is long.
+		ix.get(q)
+	}
 	si, off, n := ix.from(v, q)
 	switch {
 	case si < 0:
@@ -453,19 +458,26 @@ func (ix *pathIndex) lookUp(r *litRef, p uint32, x int) int {
 		i := c + 1
 		if i+len(rest) <= ix.n && ix.path[i:i+len(rest)] == rest &&
 			(!inexact || ix.path[i+len(rest)-len(lit):i+len(rest)] == lit) {
-			if r.hits++; r.hits >= ix.upgrade {
+			if r.hits++; r.hits >= ix.owning(set) {
 				ix.own(r, p)
 			}
 			return c + len(rest)
 		}
-		// A failed comparison: once they cost as much as making the
-		// literal's own set, make it.
-		if r.hits++; r.hits > ix.sets[set].count+ix.upgrade {
+		// A failed comparison: once look-ups and failures cost about as
+		// much as making the literal's own set, make it.
+		if r.hits++; r.hits >= ix.owning(set) {
 			ix.own(r, p)
 			return ix.lookUpOwn(r, p, x)
 		}
 		y = c + 1
 	}
+}
+
+// owning is the number of look-ups and failed comparisons of a literal
+// looked up from set si after which it gets a set of its own, which costs
+// about the positions of si.
+func (ix *pathIndex) owning(si int32) int32 {
+	return max(ix.upgrade, ix.sets[si].count/8)
 }
 
 // own makes the set of literal node p and refers r to it.
@@ -675,16 +687,70 @@ func (ix *pathIndex) from(v, q int32) (si, off, n int32) {
 }
 
 // get returns the set of litNodes[v], making it if needed; -1 for none.
+// The nodes between v and the nearest one above it with a set are made
+// too, from the top, while that costs no more than making v's set straight
+// from that one twice over: literals nested in one another, whose sets
+// shrink as they get longer, then share the work, and a long run of nodes
+// with large sets costs no more than one.
 func (ix *pathIndex) get(v int32) int32 {
 	if ix.stamp[v] == ix.gen|final {
 		return ix.memo[v]
 	}
-	si, off, n := ix.from(v, ix.base(v))
-	if si >= 0 && n > 0 {
-		si = ix.extend(si, ix.set.text[off:off+n])
+	s := ix.set
+	ix.base(v)
+	// The nodes from v up to the nearest that is final or partial.
+	start := len(ix.chain)
+	q := v
+	for ix.stamp[q] == ix.gen|lazy {
+		ix.chain = append(ix.chain, q)
+		q = s.litNodes[q].parent
 	}
-	ix.stamp[v], ix.memo[v] = ix.gen|final, si
-	return si
+	if ix.stamp[q] != ix.gen|final {
+		// Partial: the rest of its edge first.
+		si, off, n := ix.from(q, q)
+		if si >= 0 && n > 0 {
+			si = ix.extend(si, s.text[off:off+n])
+		}
+		ix.stamp[q], ix.memo[q] = ix.gen|final, si
+	}
+	chain := ix.chain[start:]
+	if len(chain) > 0 {
+		top := s.litNodes[q].depth
+		budget := 2*ix.cost(ix.memo[q], int(s.litNodes[v].depth-top)) + int64(ix.nw)
+		for i := len(chain) - 1; i > 0; i-- {
+			c, si := chain[i], ix.memo[q]
+			n := int(s.litNodes[c].depth - s.litNodes[q].depth)
+			if si >= 0 {
+				if budget -= ix.cost(si, n); budget < 0 {
+					break
+				}
+				off := s.litNodes[c].off + s.litNodes[q].depth
+				si = ix.extend(si, s.text[off:int(off)+n])
+			}
+			ix.stamp[c], ix.memo[c] = ix.gen|final, si
+			q = c
+		}
+		si := ix.memo[q]
+		if si >= 0 {
+			off := s.litNodes[v].off + s.litNodes[q].depth
+			si = ix.extend(si, s.text[off:s.litNodes[v].off+s.litNodes[v].depth])
+		}
+		ix.stamp[v], ix.memo[v] = ix.gen|final, si
+	}
+	ix.chain = ix.chain[:start]
+	return ix.memo[v]
+}
+
+// cost estimates the work of extend(si, rest) for a rest of n octets.
+func (ix *pathIndex) cost(si int32, n int) int64 {
+	if si < 0 {
+		return 0
+	}
+	set := &ix.sets[si]
+	if set.bitmap {
+		return min(int64(n)*int64(ix.nw), int64(set.count))
+	}
+	return int64(set.count)
 }
 
 // branch makes the first-octet set of w, a child of u, which branches: of
@@ -864,8 +930,9 @@ func (ix *pathIndex) split(u int32) {
 // and rest follows i.
 func (ix *pathIndex) extend(si int32, rest string) int32 {
 	set := ix.sets[si]
-	if set.bitmap && len(rest) <= 3 {
-		// Short: a shift per octet over the bitmap.
+	if set.bitmap && int64(len(rest))*int64(ix.nw) <= 2*int64(set.count) {
+		// A shift per octet over the bitmap costs less than a look at
+		// each position; a set may turn into a list on the way.
 		for i := 0; i < len(rest) && si >= 0; i++ {
 			si = ix.shift(si, rest[i])
 		}
