@@ -392,6 +392,7 @@ func (ix *pathIndex) step(p uint32, pos, end int) int {
 
 // resolve says how to look literal node p up in this check.
 func (ix *pathIndex) resolve(p uint32) {
+	s := ix.set
 	r := &ix.refs[p]
 	*r = litRef{tag: ix.gen<<3 | refNone, last: int32(ix.set.litNodes[p].depth) - 1}
 	v := int32(p)
@@ -400,10 +401,13 @@ func (ix *pathIndex) resolve(p uint32) {
 		return
 	}
 	q := ix.base(v)
-	if q != v && ix.stamp[q] == ix.gen|partial {
-		// Look v up from its base's own positions, not its first
-		// octet's: fewer, for a base whose edge is long.
-		ix.get(q)
+	if ix.stamp[q] == ix.gen|partial && s.litNodes[q].depth-s.litNodes[s.litNodes[q].parent].depth > 1 &&
+		ix.memo[q] >= 0 && ix.sets[ix.memo[q]].count > 16 {
+		// Look v up from its base's own positions, not its edge's
+		// first octet's: fewer, and the comparisons shorter. Partial
+		// sets of siblings are disjoint: completing them all costs
+		// no more than their parent's positions.
+		q = ix.complete(q)
 	}
 	si, off, n := ix.from(v, q)
 	switch {
@@ -706,12 +710,7 @@ func (ix *pathIndex) get(v int32) int32 {
 		q = s.litNodes[q].parent
 	}
 	if ix.stamp[q] != ix.gen|final {
-		// Partial: the rest of its edge first.
-		si, off, n := ix.from(q, q)
-		if si >= 0 && n > 0 {
-			si = ix.extend(si, s.text[off:off+n])
-		}
-		ix.stamp[q], ix.memo[q] = ix.gen|final, si
+		q = ix.complete(q) // partial: the rest of its edge first
 	}
 	chain := ix.chain[start:]
 	if len(chain) > 0 {
@@ -739,6 +738,16 @@ func (ix *pathIndex) get(v int32) int32 {
 	}
 	ix.chain = ix.chain[:start]
 	return ix.memo[v]
+}
+
+// complete makes partial node q final, and returns it.
+func (ix *pathIndex) complete(q int32) int32 {
+	si, off, n := ix.from(q, q)
+	if si >= 0 && n > 0 {
+		si = ix.extend(si, ix.set.text[off:off+n])
+	}
+	ix.stamp[q], ix.memo[q] = ix.gen|final, si
+	return q
 }
 
 // cost estimates the work of extend(si, rest) for a rest of n octets.
