@@ -13,12 +13,14 @@ import (
 // the lowest id among equal ranks, and reports its id: the longest match of
 // Allow and Disallow rules, and of any other rule kind matched the same way.
 //
-// It is built once from a list of entries and is immutable. A check costs
-// time linear in the length of the path for patterns without a wildcard,
-// whatever their number (a radix trie over their literal heads), and for
-// wildcard patterns at most a bounded search of the path per pattern tried,
-// best rank first, then a constant number of look-ups per piece of pattern
-// in an index of the path shared by all of them (see pathindex.go).
+// It is built once from a list of entries (newPatternSet) and is immutable
+// and safe for concurrent use. A check costs time linear in the length of
+// the path for patterns without a wildcard, whatever their number (a radix
+// trie over their literal heads). Wildcard patterns that could beat the best
+// plain match are tried best rank first: searched directly, a scan of the
+// path per piece, until that has scanned a budget of octets (directBudget),
+// then through an index of the path shared by all of them, a look-up per
+// piece (see pathindex.go).
 type patternSet struct {
 	text  string       // the arena every span refers to (see compile.go)
 	nodes []node       // the trie over the patterns' literal heads; nodes[0] is the root
@@ -26,11 +28,11 @@ type patternSet struct {
 	wild  []wildRule   // wildcard patterns, grouped by node, best first
 
 	// The pieces between the stars of the wildcard patterns: wild[i]
-	// holds the pieces pieces[wild[i].pieces:][:wild[i].npieces], each
+	// holds the pieces pieces[wild[i].pieces:][:wild[i].npieces()], each
 	// the node of its literal in litNodes, a radix trie over the
 	// distinct literals in breadth-first order. The path index finds
-	// where each literal occurs by extending the occurrences of its
-	// parent's string, so that literals sharing a prefix share the work.
+	// where each literal occurs from the occurrences of the strings above
+	// it, so that literals sharing a prefix share the work.
 	pieces   []uint32
 	litNodes []litNode
 	edge0    []uint8 // the first octet of each literal node's edge
