@@ -284,7 +284,7 @@ func (s *patternSet) buildLiterals(pieces []span) []uint32 {
 	if cap(s.litNodes) > len(s.litNodes)+len(s.litNodes)/4 {
 		s.litNodes = slices.Clone(s.litNodes)
 	}
-	s.edge0 = slices.Clip(s.edge0)
+	s.edge0 = slices.Clone(s.edge0) // made with the nodes' capacity: the set keeps no slack
 	return ids
 }
 
