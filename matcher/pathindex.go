@@ -166,12 +166,12 @@ func (r *litRef) kind() uint8 { return uint8(r.tag & 7) }
 
 // Kinds of litRef.
 const (
-	refNone   = iota // the literal does not occur in the path
-	refTable         // an exact set with a next-position table
-	refBits          // an exact bitmap
-	refList          // an exact list
-	refSlow          // an inexact set: look up, then compare
-	refVerify        // an ancestor's set: look up, then compare the octets after
+	refNone   = iota + 1 // the literal does not occur in the path
+	refTable             // an exact set with a next-position table
+	refBits              // an exact bitmap
+	refList              // an exact list
+	refSlow              // an inexact set: look up, then compare
+	refVerify            // an ancestor's set: look up, then compare the octets after
 )
 
 // countdown[k] = 254-k: a table's entries up to a position of its set,

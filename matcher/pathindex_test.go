@@ -181,3 +181,31 @@ func TestPathIndexOwnSet(t *testing.T) {
 		require.Equal(t, line, got.Rule.Line, "%q", path[len(path)-5:])
 	}
 }
+
+// Checks through the path index run concurrently on one Matcher, each with
+// an index of its own from the pool: run with -race.
+func TestPathIndexConcurrent(t *testing.T) {
+	c := hostileCases(16<<10, 1<<10)[0]
+	m := matcher.Compile(parser.Parse(c.body), "bot")
+	paths := []string{c.path, c.path[:len(c.path)/2], "/" + c.path[len(c.path)/3:], "/x"}
+	want := make([]matcher.Result, len(paths))
+	for i, p := range paths {
+		want[i] = m.Match(p)
+	}
+	done := make(chan struct{})
+	for g := range 4 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := range 200 {
+				k := (g + i) % len(paths)
+				if got := m.MatchIndexed(paths[k]); got != want[k] {
+					t.Errorf("%q: %+v, want %+v", paths[k], got, want[k])
+					return
+				}
+			}
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+}

@@ -351,7 +351,7 @@ func (s *patternSet) best(path string, budget int) int32 {
 		pos += len(tail)
 	}
 	if np > 0 {
-		top, win = s.wildcards(pending[:np], path, top, win, budget)
+		_, win = s.wildcards(pending[:np], path, top, win, budget)
 	}
 	return win
 }
