@@ -3,7 +3,9 @@ package matcher
 // MatchIndexed is Match with every wildcard rule searched through the path
 // index, for tests that compare it with the direct search.
 func (m *Matcher) MatchIndexed(path string) Result {
-	return m.match(path, 0)
+	c := *m // shares m's arrays, which are immutable
+	c.set.direct = 0
+	return c.Match(path)
 }
 
 // SetIndexKnobs sets the base of the path index's hashes (1 makes every

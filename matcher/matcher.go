@@ -110,12 +110,6 @@ func (m *Matcher) Allowed(path string) bool {
 
 // Match is Allowed, explained: it also returns the rule that decided.
 func (m *Matcher) Match(path string) Result {
-	return m.match(path, directBudget)
-}
-
-// match is Match, with the wildcard rules searched directly until that has
-// scanned budget octets of path, then through the path index.
-func (m *Matcher) match(path string, budget int) Result {
 	if !urlpath.IsCanonicalPath(path) {
 		// Canonicalize into a buffer on the stack: the string made from it
 		// does not outlive this call.
@@ -129,7 +123,7 @@ func (m *Matcher) match(path string, budget int) Result {
 	if m.groups == 0 {
 		return Result{Allowed: true, Reason: NoGroup}
 	}
-	win := m.set.best(path, budget)
+	win := m.set.best(path)
 	if win < 0 {
 		return Result{Allowed: true, Reason: NoRuleMatched}
 	}

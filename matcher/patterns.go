@@ -18,7 +18,7 @@ import (
 // the path for patterns without a wildcard, whatever their number (a radix
 // trie over their literal heads). Wildcard patterns that could beat the best
 // plain match are tried best rank first: searched directly, a scan of the
-// path per piece, until that has scanned a budget of octets (directBudget),
+// path per piece, until that has scanned a budget of octets (direct),
 // then through an index of the path shared by all of them, a look-up per
 // piece (see pathindex.go).
 type patternSet struct {
@@ -36,6 +36,11 @@ type patternSet struct {
 	pieces   []uint32
 	litNodes []litNode
 	edge0    []uint8 // the first octet of each literal node's edge
+
+	// direct is how many octets of path the direct search may scan in one
+	// check: directBudget, or 0 to send every wildcard pattern through the
+	// path index (tests).
+	direct int
 }
 
 // node is one node of the radix trie over the literal heads of the
@@ -229,6 +234,7 @@ func newPatternSet(entries []entry, text []byte) patternSet {
 		nd.wildHi = int32(i + 1)
 	}
 	s.pieces = s.buildLiterals(all)
+	s.direct = directBudget
 	return s
 }
 
@@ -302,9 +308,8 @@ func (s *patternSet) size() int64 {
 }
 
 // best returns the id of the best pattern matching the canonical path, or
-// -1 when none matches. The wildcard patterns are searched directly until
-// that has scanned budget octets of path, then through the path index.
-func (s *patternSet) best(path string, budget int) int32 {
+// -1 when none matches.
+func (s *patternSet) best(path string) int32 {
 	var top uint64 // rank of the best match so far; 0 is below every pattern
 	win := int32(-1)
 	// Nodes that carry wildcard patterns are visited after the walk, when
@@ -323,7 +328,7 @@ func (s *patternSet) best(path string, budget int) int32 {
 			if np == len(pending) {
 				// A path this deep in wildcard patterns: search the
 				// oldest now.
-				top, win = s.wildcards(pending[:1], path, top, win, budget)
+				top, win = s.wildcards(pending[:1], path, top, win)
 				copy(pending[:], pending[1:])
 				np--
 			}
@@ -351,16 +356,22 @@ func (s *patternSet) best(path string, budget int) int32 {
 		pos += len(tail)
 	}
 	if np > 0 {
-		_, win = s.wildcards(pending[:np], path, top, win, budget)
+		_, win = s.wildcards(pending[:np], path, top, win)
 	}
 	return win
 }
 
 // wildcards searches the wildcard patterns of the nodes that could beat the
-// match of rank top, and returns the new best.
-func (s *patternSet) wildcards(nodes []int32, path string, top uint64, win int32, budget int) (uint64, int32) {
+// match of rank top, and returns the new best. Patterns are tried best rank
+// first. The first are searched directly, a scan of the path per piece;
+// once that has scanned s.direct octets, the rest go through a path index,
+// which answers where a piece next occurs in constant time (see
+// pathindex.go).
+func (s *patternSet) wildcards(nodes []int32, path string, top uint64, win int32) (uint64, int32) {
 	// Summarize the path only when enough patterns wait to pay for it:
-	// summing costs about as much as one search of the path.
+	// summing costs about as much as one search of the path. A pattern
+	// that needs an octet, or a pair of adjacent octets, that the path
+	// lacks is skipped unsearched.
 	candidates := int32(0)
 	for _, n := range nodes {
 		candidates += s.nodes[n].wildHi - s.nodes[n].wildLo
@@ -371,13 +382,63 @@ func (s *patternSet) wildcards(nodes []int32, path string, top uint64, win int32
 		sum = summarize(path)
 		has = &sum
 	}
-	wc := wildcardSearch{budget: budget}
-	for _, n := range nodes {
-		top, win = wc.run(s, &s.nodes[n], path, has, top, win)
+	budget := s.direct // octets of path the direct search may still scan
+	for k, n := range nodes {
+		nd := &s.nodes[n]
+		wild := s.wild[nd.wildLo:nd.wildHi]
+		for j := range wild {
+			w := &wild[j]
+			if w.rank <= top {
+				break
+			}
+			if len(path) < int(w.minLen) || has != nil && !has.covers(&w.needs) {
+				continue
+			}
+			if budget <= 0 {
+				return s.indexed(nodes[k:], nd.wildLo+int32(j), path, has, top, win)
+			}
+			budget -= len(path) - int(w.head)
+			if s.matchDirect(path, w) {
+				top, win = w.rank, w.id()
+				break
+			}
+		}
 	}
-	if wc.ix != nil {
-		wc.ix.release()
+	return top, win
+}
+
+// indexed goes on with the search of wildcards through the path index,
+// from wild[from] in the first of nodes. The patterns go in batches,
+// searched side by side so that their look-ups overlap; the first of a
+// batch to match is the best of its node.
+func (s *patternSet) indexed(nodes []int32, from int32, path string, has *octets, top uint64, win int32) (uint64, int32) {
+	ix := newPathIndex(s, path)
+	for k, n := range nodes {
+		i, hi := s.nodes[n].wildLo, s.nodes[n].wildHi
+		if k == 0 {
+			i = from
+		}
+		for i < hi {
+			var batch [lanes]*wildRule
+			nb := 0
+			for ; i < hi && nb < lanes; i++ {
+				w := &s.wild[i]
+				if w.rank <= top {
+					hi = i // nothing after it can win either
+					break
+				}
+				if len(path) >= int(w.minLen) && (has == nil || has.covers(&w.needs)) {
+					batch[nb] = w
+					nb++
+				}
+			}
+			if j := ix.matchBatch(batch[:nb]); j >= 0 {
+				top, win = batch[j].rank, batch[j].id()
+				break
+			}
+		}
 	}
+	ix.release()
 	return top, win
 }
 
@@ -397,63 +458,6 @@ func (s *patternSet) edge(nd *node, c byte) int32 {
 		}
 	}
 	return -1
-}
-
-// wildcardSearch is the search of the wildcard patterns of one check.
-// Patterns are tried best rank first. The first are searched directly, a
-// scan of the path per piece; once that has scanned its budget of octets,
-// the rest go through a path index, which answers where a piece next occurs
-// in constant time (see pathindex.go).
-type wildcardSearch struct {
-	budget int // octets of path the direct search may still scan
-	ix     *pathIndex
-}
-
-// run tries the wildcard patterns of node nd, best first, that could beat
-// the match of rank top. has, when not nil, summarizes the path: a pattern
-// that needs an octet, or a pair of adjacent octets, that the path lacks is
-// skipped unsearched.
-func (wc *wildcardSearch) run(s *patternSet, nd *node, path string, has *octets, top uint64, win int32) (uint64, int32) {
-	for i := nd.wildLo; i < nd.wildHi; {
-		w := &s.wild[i]
-		if w.rank <= top {
-			break
-		}
-		if len(path) < int(w.minLen) || has != nil && !has.covers(&w.needs) {
-			i++
-			continue
-		}
-		if wc.ix == nil && wc.budget > 0 {
-			wc.budget -= len(path) - int(w.head)
-			if s.matchDirect(path, w) {
-				return w.rank, w.id()
-			}
-			i++
-			continue
-		}
-		if wc.ix == nil {
-			wc.ix = newPathIndex(s, path)
-		}
-		// Through the index, patterns go in batches, searched side by
-		// side so that their look-ups overlap; the first of a batch to
-		// match is the best.
-		var batch [lanes]*wildRule
-		k := 0
-		for ; i < nd.wildHi && k < lanes; i++ {
-			w := &s.wild[i]
-			if w.rank <= top {
-				break
-			}
-			if len(path) >= int(w.minLen) && (has == nil || has.covers(&w.needs)) {
-				batch[k] = w
-				k++
-			}
-		}
-		if j := wc.ix.matchBatch(batch[:k]); j >= 0 {
-			return batch[j].rank, batch[j].id()
-		}
-	}
-	return top, win
 }
 
 // matchDirect reports whether path matches w beyond its head, searching the
