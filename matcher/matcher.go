@@ -105,11 +105,24 @@ type Result struct {
 // an empty path is "/". Raw non-ASCII octets and percent-escapes are
 // normalized as patterns are, so "/ツ" and "/%E3%83%84" are the same path.
 func (m *Matcher) Allowed(path string) bool {
-	return m.Match(path).Allowed
+	win, _ := m.decide(path)
+	return win < 0 || m.rules[win].allow
 }
 
 // Match is Allowed, explained: it also returns the rule that decided.
 func (m *Matcher) Match(path string) Result {
+	win, why := m.decide(path)
+	if win < 0 {
+		return Result{Allowed: true, Reason: why}
+	}
+	r := m.rules[win]
+	return Result{Allowed: r.allow, Reason: RuleMatched,
+		Rule: parser.Rule{Allow: r.allow, Pattern: r.written.in(m.set.text), Line: int(r.line)}}
+}
+
+// decide returns the index in m.rules of the rule that decides path, or -1
+// and the reason no rule does.
+func (m *Matcher) decide(path string) (int32, Reason) {
 	if !urlpath.IsCanonicalPath(path) {
 		// Canonicalize into a buffer on the stack: the string made from it
 		// does not outlive this call.
@@ -118,18 +131,15 @@ func (m *Matcher) Match(path string) Result {
 		path = unsafe.String(unsafe.SliceData(b), len(b))
 	}
 	if path == "/robots.txt" {
-		return Result{Allowed: true, Reason: RobotsTxt}
+		return -1, RobotsTxt
 	}
 	if m.groups == 0 {
-		return Result{Allowed: true, Reason: NoGroup}
+		return -1, NoGroup
 	}
-	win := m.set.best(path)
-	if win < 0 {
-		return Result{Allowed: true, Reason: NoRuleMatched}
+	if win := m.set.best(path); win >= 0 {
+		return win, RuleMatched
 	}
-	r := m.rules[win]
-	return Result{Allowed: r.allow, Reason: RuleMatched,
-		Rule: parser.Rule{Allow: r.allow, Pattern: r.written.in(m.set.text), Line: int(r.line)}}
+	return -1, NoRuleMatched
 }
 
 // MatchOnce answers one question about r without compiling it: the result
