@@ -63,7 +63,7 @@ const (
 // every label is Unknown.
 //
 // Prefs is a small comparable value: == tells whether two statements are
-// the same, and it can be a map key. Reading it never allocates.
+// the same, and it can be a map key. Get never allocates.
 type Prefs struct {
 	// known holds the vocabulary's labels, two bits each, in the order of
 	// knownLabels.
