@@ -22,6 +22,7 @@ var allowedImports = map[string][]string{
 	"internal/sharedtest": nil,
 	"internal/benchdata":  {"internal/sharedtest"},
 	"parser":              nil,
+	"usage":               nil, // AIPREF vocabulary: a leaf, the standard library only
 	"matcher":             {"parser", "internal/urlpath"},
 	"fetch":               {"internal/authority", "golang.org/x/net/"},
 	"status":              {"fetch"},
