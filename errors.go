@@ -3,6 +3,8 @@ package robots
 import (
 	"errors"
 	"strconv"
+
+	"github.com/crawlkit/robots/internal/authority"
 )
 
 // Sentinel errors, for errors.Is. Every error a Client returns is an *Error
@@ -23,17 +25,25 @@ type Error struct {
 	// Op is the operation: "new", "allowed", "check", "crawl-delay",
 	// "sitemaps", "invalidate", or "round-trip".
 	Op string
-	// URL is the URL the operation was asked about, empty for "new".
+	// URL is the URL the operation was asked about, its password replaced
+	// by "xxxxx" as url.URL's Redacted does; empty for "new".
 	URL string
 	// Err is the cause.
 	Err error
 }
 
-// Error returns "robots: op "url": cause".
+// newError returns the error of operation op on rawURL, its password
+// redacted: errors end up in logs.
+func newError(op, rawURL string, err error) *Error {
+	return &Error{Op: op, URL: authority.Redact(rawURL), Err: err}
+}
+
+// Error returns "robots: op "url": cause", the URL's password, if any,
+// replaced by "xxxxx".
 func (e *Error) Error() string {
 	s := "robots: " + e.Op
 	if e.URL != "" {
-		u := e.URL
+		u := authority.Redact(e.URL)
 		if len(u) > 200 {
 			u = u[:200] + "…"
 		}
