@@ -1,6 +1,8 @@
 package robots_test
 
 import (
+	"bytes"
+	"compress/zlib"
 	"context"
 	"errors"
 	"fmt"
@@ -784,4 +786,47 @@ type closeCounter struct {
 func (c *closeCounter) Close() error {
 	c.closes++
 	return nil
+}
+
+// DESIGN, fetching: an undecodable body (deflate, br, or labeled gzip but
+// not gzip: only gzip is asked for and decoded) is parsed anyway, as text; it
+// yields warnings, not rules, so everything is allowed, even what the
+// encoded file disallows.
+func TestUndecodableBodyParsedAnyway(t *testing.T) {
+	var deflated bytes.Buffer
+	zw := zlib.NewWriter(&deflated)
+	_, err := zw.Write([]byte("User-agent: *\nDisallow: /\n"))
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+	tests := []struct {
+		name, encoding string
+		body           []byte
+	}{
+		{"deflate", "deflate", deflated.Bytes()},
+		{"br", "br", []byte("\x1b\x19\x00\xf8\xa5\x40\xc2\xc4\xbc\x94\x11\x0e\x00\x00User-agent\xff\x00/")},
+		{"mislabeled gzip", "gzip", deflated.Bytes()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSite(t, robotsTxt(string(tt.body), "Content-Encoding", tt.encoding))
+			var got []byte
+			c := newClient(t, newClock(), robots.Options{OnFetch: func(e robots.FetchEvent) {
+				require.NotNil(t, e.Result)
+				got = e.Result.Body
+			}})
+			d, err := c.Check(context.Background(), s.URL+"/private/page")
+			require.NoError(t, err)
+			assert.True(t, d.Allowed)
+			assert.Equal(t, robots.NoGroup, d.Reason, "no group could be read")
+			assert.Equal(t, http.StatusOK, d.StatusCode)
+			assert.Equal(t, "200 OK: success", d.Outcome, "a file, not a failure")
+
+			// What was parsed is the body as sent, and the parser says why it
+			// found no rules.
+			assert.Equal(t, tt.body, got)
+			r := parser.Parse(got)
+			assert.Empty(t, r.Groups)
+			assert.NotEmpty(t, r.Warnings)
+		})
+	}
 }
