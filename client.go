@@ -117,8 +117,10 @@ func (c *Client) made() bool { return c != nil && c.cache != nil }
 // Allowed reports whether the crawler may fetch rawURL, an absolute http or
 // https URL. It fetches the authority's robots.txt if it is not cached, or
 // its entry has expired; ctx bounds only this caller's wait. The error is an
-// *Error wrapping ErrInvalidURL for a URL that is not absolute http(s), or
-// ctx's error; a failed fetch is not an error but an answer (see Decision).
+// *Error wrapping ErrInvalidURL for a URL that is not absolute http(s) or
+// that net/url refuses, or ctx's error; a failed fetch is not an error but
+// an answer (see Decision). On a cache hit Allowed allocates nothing,
+// whatever the shape of the URL.
 func (c *Client) Allowed(ctx context.Context, rawURL string) (bool, error) {
 	if !c.made() {
 		return false, newError("allowed", rawURL, errNotNew)

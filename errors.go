@@ -11,7 +11,9 @@ import (
 // that wraps one of these, a context error, or a configuration problem.
 var (
 	// ErrInvalidURL: the URL has no scheme, a scheme other than http or
-	// https, no host, a bad port, is too long, or does not parse.
+	// https, no host, a bad port, is too long, or does not parse. A URL is
+	// valid exactly when net/url accepts it and it names an http(s) host
+	// (so "http://a.test\@b.test/" is refused, never checked as b.test's).
 	ErrInvalidURL = errors.New("invalid URL")
 	// ErrDisallowed: robots.txt does not allow the crawler to fetch the
 	// URL. Package client's RoundTripper returns it for a refused request.
