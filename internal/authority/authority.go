@@ -106,18 +106,19 @@ func (a Authority) hostPort() (host, port string) {
 //     malformed percent-escape in the userinfo, path or fragment, a userinfo
 //     character outside RFC 3986's set (such as '\', ' ', '<' or non-ASCII;
 //     '@' is allowed, as net/url allows it), a port that is not decimal, a
-//     colon in a host, a bracket that does not open an IP literal, an IP
-//     literal that is not IPv6, or a percent-escape of an ASCII octet in the
-//     host (kinds Unparsable and BadPort);
+//     second colon in the host (net/url refuses it since Go 1.26), a bracket
+//     that does not open an IP literal, an IP literal that is not IPv6, or a
+//     percent-escape of an ASCII octet other than %25 in the host (kinds
+//     Unparsable and BadPort);
 //   - or net/url accepts it but it names no usable authority: no scheme
 //     (NoScheme); a scheme other than http or https, in any case
 //     (UnsupportedScheme); no "//" authority, or an empty host (NoHost);
 //     port 0 or above 65535 (BadPort); an IPv6 zone, meaningless to a remote
 //     server, an ASCII host character outside RFC 3986's reg-name set (such
-//     as '<' or '"', which net/url lets through), a non-ASCII host that is
-//     not valid UTF-8 or that IDNA rejects, or a host ending in two dots
-//     (Unparsable); or rawURL, or its canonical form Key+PathQuery, longer
-//     than MaxURLLength (TooLong).
+//     as '<', '"' or an escaped '%', which net/url lets through), a non-ASCII
+//     host that is not valid UTF-8 or that IDNA rejects, or a host ending in
+//     two dots (Unparsable); or rawURL, or its canonical form Key+PathQuery,
+//     longer than MaxURLLength (TooLong).
 //
 // Every other URL is valid, and its Key is the authority net/url reads in it,
 // canonicalized as the package documentation says. The query is not checked
