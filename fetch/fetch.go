@@ -8,7 +8,11 @@
 // across hosts unless told to stay on the same site, with loop detection),
 // under one deadline for all hops. It reads a 2xx body up to MaxBytes after
 // gzip decoding, drops a line cut in half by that cap, and bounds response
-// headers. The Result records the status, headers, body, redirect chain,
+// headers. gzip is the only encoding it asks for and decodes: a body in
+// another encoding (deflate, br, …), or labeled gzip without being gzip, is
+// returned as sent, not as a failure. Parsed as text, such a body yields
+// warnings and no rules, so it allows everything (the project's DESIGN:
+// undecodable bodies are parsed anyway). The Result records the status, headers, body, redirect chain,
 // timings and, when something failed, a classified *Error. Package status
 // turns a Result into a verdict. Read makes the same Result of a response
 // the caller fetched itself.

@@ -3,6 +3,7 @@ package fetch_test
 import (
 	"bytes"
 	"compress/gzip"
+	"compress/zlib"
 	"fmt"
 	"io"
 	"math"
@@ -291,6 +292,8 @@ func TestGzip(t *testing.T) {
 		{"mislabeled", "gzip", []byte(rules), rules, 0},
 		{"empty", "gzip", nil, "", 0},
 		{"unrequested encoding", "br", []byte("\x1b\x00"), "\x1b\x00", 0},
+		// DESIGN: undecodable bodies are parsed anyway; deflate is not asked for.
+		{"deflate", "deflate", deflated(t, rules), string(deflated(t, rules)), 0},
 		{"checksum", "gzip", corrupt, "", fetch.BadResponse},
 		{"truncated", "gzip", member[:len(member)/2], "", fetch.BodyCut},
 	}
@@ -454,4 +457,14 @@ func TestTLS(t *testing.T) {
 	plain := serve(t, text(200, rules))
 	res = get(t, fetch.Config{}, strings.Replace(plain.URL, "http://", "https://", 1)+"/robots.txt")
 	failed(t, res, fetch.TLS, "GET")
+}
+
+// deflated returns s compressed with zlib, as Content-Encoding: deflate means.
+func deflated(t testing.TB, s string) []byte {
+	var b bytes.Buffer
+	w := zlib.NewWriter(&b)
+	_, err := io.WriteString(w, s)
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	return b.Bytes()
 }

@@ -138,6 +138,7 @@ func (m *Matcher) Match(path string) Result {
 // crawler's rules and without building the trie. For more than a few
 // questions about one file, Compile once and ask the Matcher.
 func MatchOnce(r *parser.Robots, path string, agents ...string) Result {
+	agents = productTokens(agents)
 	path = urlpath.Path(path)
 	if path == "/robots.txt" {
 		return Result{Allowed: true, Reason: RobotsTxt}
