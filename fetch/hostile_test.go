@@ -216,6 +216,23 @@ func TestBodyCap(t *testing.T) {
 	})
 }
 
+// The cap has a ceiling of 32 MiB, whatever MaxBytes asks: a body past it is
+// cut there, as past any cap.
+func TestBodyCapCeiling(t *testing.T) {
+	const ceiling = 32 << 20
+	require.EqualValues(t, ceiling, fetch.MaxMaxBytes)
+	big := strings.Repeat(line, ceiling/len(line)+2)
+	srv := serve(t, text(200, big))
+	for _, asked := range []int64{ceiling + 1, 1 << 30, math.MaxInt64} {
+		res := get(t, fetch.Config{MaxBytes: asked}, srv.URL+"/robots.txt")
+		assert.Nil(t, res.Err)
+		assert.True(t, res.Truncated, "MaxBytes %d", asked)
+		assert.Len(t, res.Body, ceiling/len(line)*len(line), "MaxBytes %d", asked)
+	}
+	res := get(t, fetch.Config{MaxBytes: ceiling}, srv.URL+"/robots.txt")
+	assert.Len(t, res.Body, ceiling/len(line)*len(line), "at the ceiling")
+}
+
 // STYLE.md 12: the body bound, tested at the bound.
 func TestBodyCapBound(t *testing.T) {
 	const max = fetch.DefaultMaxBytes

@@ -139,8 +139,7 @@ func TestKeys(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var l line
-			split(&l, 1, tt.line)
+			l := split(1, []byte(tt.line))
 			assert.Equal(t, tt.wantKey, l.key)
 			assert.Equal(t, tt.wantTypo, l.typo)
 		})
@@ -183,10 +182,9 @@ func TestSplit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var l line
-			split(&l, 1, tt.text)
-			assert.Equal(t, tt.wantKey, l.rawKey)
-			assert.Equal(t, tt.wantValue, l.value)
+			l := split(1, []byte(tt.text))
+			assert.Equal(t, tt.wantKey, string(l.rawKey))
+			assert.Equal(t, tt.wantValue, string(l.value))
 			assert.Equal(t, tt.missingColon, l.missingColon, "missingColon")
 			assert.Equal(t, tt.unparsable, l.unparsable, "unparsable")
 			assert.Equal(t, tt.empty, l.empty, "empty")
@@ -347,7 +345,7 @@ func TestCrawlDelay(t *testing.T) {
 		{"1 2", 0, false},
 	}
 	for _, tt := range tests {
-		got, ok := parseSeconds(tt.value)
+		got, ok := parseSeconds([]byte(tt.value))
 		assert.Equal(t, tt.ok, ok, "parseSeconds(%q)", tt.value)
 		assert.Equal(t, tt.want, got, "parseSeconds(%q)", tt.value)
 	}

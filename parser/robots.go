@@ -12,7 +12,13 @@
 // blank lines and non-group records never end a group.
 //
 // Parse never fails and reads every byte it is given, in time linear in its
-// length. Non-goals: fetching (the 500 KiB cap belongs to the fetcher),
+// length. Its memory is linear too, and small: the Robots it returns keeps
+// the values of the records that matter and at most 6 times the body's
+// length in all (a file of nothing but the smallest groups), and Parse
+// allocates little more than that: nothing for blank lines, comments and
+// lines it cannot use. So that junk costs nothing, it keeps the first
+// MaxWarnings warnings and the first MaxOther uninterpreted records and
+// counts the rest. Non-goals: fetching (the 500 KiB cap belongs to the fetcher),
 // deciding whether a URL is allowed (package matcher does that), and
 // interpreting records other than those listed above.
 package parser
@@ -35,12 +41,21 @@ type Robots struct {
 	// Other holds the records that the parser recognizes as "key: value" but
 	// does not interpret or cannot place: Host, Clean-param, Noindex, unknown
 	// keys, and Crawl-delay or Content-Usage records outside any group or
-	// with an invalid value. They never end a group (RFC 9309 §2.2.4).
+	// with an invalid value. They never end a group (RFC 9309 §2.2.4). Only
+	// the first MaxOther are kept.
 	Other []Record
 
+	// OmittedOther is the number of records past the first MaxOther, left
+	// out of Other.
+	OmittedOther int
+
 	// Warnings describe the lines accepted only leniently or not at all, in
-	// line order.
+	// line order. Only the first MaxWarnings are kept.
 	Warnings []Warning
+
+	// OmittedWarnings is the number of warnings past the first MaxWarnings,
+	// left out of Warnings.
+	OmittedWarnings int
 
 	// Lines is the number of lines in the file. A final line ending starts a
 	// last, empty line, as in Google's reference parser.
@@ -166,7 +181,8 @@ type Warning struct {
 	Line int
 	// Kind says what is wrong with the line.
 	Kind WarningKind
-	// Message explains the warning in one lower-case phrase.
+	// Message explains the warning in one lower-case phrase. A key or
+	// value it quotes is cut after 64 bytes, and "…" appended.
 	Message string
 }
 
