@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/crawlkit/robots/usage"
 )
 
 // MaxLineLength is the number of bytes of a line that are used; the rest of
@@ -56,6 +58,7 @@ const (
 	keySitemap
 	keyCrawlDelay
 	keyContentUsage
+	keyContentSignal
 	keyUnused  // a known non-standard key that is kept uninterpreted
 	keyUnknown // any other key
 )
@@ -224,7 +227,7 @@ func anyPrefixFold(s string, prefixes ...string) bool {
 // keeps in Robots.Other without a warning.
 var unusedKeys = []string{
 	"host", "clean-param", "noindex", "noarchive", "nofollow", "request-rate",
-	"visit-time", "revisit-after", "domain", "content-signal",
+	"visit-time", "revisit-after", "domain",
 }
 
 // classify says which key k stands for. As in Google's parser, the four
@@ -251,6 +254,8 @@ func classify(k string) (key, bool) {
 		return keyCrawlDelay, false
 	case strings.EqualFold(k, "content-usage"):
 		return keyContentUsage, false
+	case strings.EqualFold(k, "content-signal"):
+		return keyContentSignal, false
 	}
 	for _, u := range unusedKeys {
 		if strings.EqualFold(k, u) {
@@ -339,6 +344,8 @@ func (b *builder) add(l *line) {
 		b.crawlDelay(l)
 	case keyContentUsage:
 		b.contentUsage(l)
+	case keyContentSignal:
+		b.contentSignal(l)
 	case keyUnused:
 		b.other(l)
 	case keyUnknown:
@@ -490,24 +497,63 @@ func allDigits(s string) bool {
 	return true
 }
 
+// contentUsage adds a Content-Usage rule to the group. It is a group rule
+// like Allow and Disallow, so a user-agent line after it starts a new group
+// (draft-ietf-aipref-attach-05 §3: "rule =/ content-usage").
 func (b *builder) contentUsage(l *line) {
 	if b.group < 0 {
-		b.warn(l.num, OutsideGroup, "content-usage before any user-agent line; kept, not interpreted")
+		b.warn(l.num, OutsideGroup, "content-usage before any user-agent line; ignored")
 		b.other(l)
 		return
 	}
-	if l.value == "" {
-		b.warn(l.num, InvalidValue, "empty content-usage; kept, not interpreted")
-		b.other(l)
-		return
+	cu := splitContentUsage(l.value)
+	cu.Line = l.num
+	switch {
+	case l.value == "":
+		b.warn(l.num, InvalidValue, "empty content-usage; every usage preference it states is unknown")
+	case l.value[0] == '*':
+		b.warn(l.num, InvalidValue, "content-usage path must start with \"/\", not \"*\"; the whole value was read as preferences")
 	}
-	cu := ContentUsage{Preferences: l.value, Line: l.num}
-	if l.value[0] == '/' || l.value[0] == '*' {
-		// "Content-Usage: /path/ prefs": a path pattern, then preferences.
-		if i := strings.IndexAny(l.value, " \t"); i >= 0 {
-			cu.Path, cu.Preferences = l.value[:i], trim(l.value[i:])
+	if l.value != "" {
+		for _, p := range usage.Validate(cu.Preferences) {
+			if p.Kind == usage.Syntax || p.Kind == usage.Empty {
+				b.warn(l.num, InvalidValue, "content-usage preferences do not parse ("+p.Message+"); every usage preference of the rule is unknown")
+				break
+			}
 		}
 	}
 	g := &b.r.Groups[b.group]
 	g.ContentUsage = append(g.ContentUsage, cu)
+	b.inRules = true
+}
+
+// splitContentUsage splits a Content-Usage value into its optional path and
+// its preferences. A path is there only when the value starts with "/"; it
+// ends at the first space or tab, and the whole run of them after it
+// separates it from the preferences (draft-ietf-aipref-attach-05 §3.2).
+func splitContentUsage(v string) ContentUsage {
+	if v == "" || v[0] != '/' {
+		return ContentUsage{Preferences: v}
+	}
+	i := strings.IndexAny(v, " \t")
+	if i < 0 {
+		return ContentUsage{Path: v}
+	}
+	return ContentUsage{Path: v[:i], Preferences: strings.TrimLeft(v[i:], " \t")}
+}
+
+// contentSignal adds a Content-Signal record (Cloudflare's, not AIPREF) to
+// the group. It is not a rule: like Crawl-delay it does not end a run of
+// user-agent lines, so grouping stays as Google reads it.
+func (b *builder) contentSignal(l *line) {
+	if b.group < 0 {
+		b.warn(l.num, OutsideGroup, "content-signal before any user-agent line; kept, not interpreted")
+		b.other(l)
+		return
+	}
+	if _, problems := usage.ParseSignal(l.value); len(problems) > 0 {
+		b.warn(l.num, InvalidValue, "content-signal: "+problems[0].Message)
+	}
+	g := &b.r.Groups[b.group]
+	g.ContentSignal = append(g.ContentSignal, Record{Key: l.rawKey, Value: l.value, Line: l.num})
 }

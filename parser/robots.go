@@ -60,9 +60,16 @@ type Group struct {
 	// zero when it has none. Crawl-delay is not part of RFC 9309.
 	CrawlDelay time.Duration
 
-	// ContentUsage holds the group's AIPREF Content-Usage records in file
-	// order (draft-ietf-aipref-attach).
+	// ContentUsage holds the group's AIPREF Content-Usage rules in file
+	// order (draft-ietf-aipref-attach-05 §3). Like Allow and Disallow they
+	// are group rules: a user-agent line after one starts a new group.
 	ContentUsage []ContentUsage
+
+	// ContentSignal holds the group's Content-Signal records (Cloudflare's
+	// "search=yes, ai-train=no"; not AIPREF) in file order, values as
+	// written; usage.ParseSignal reads them. They do not end a run of
+	// user-agent lines.
+	ContentSignal []Record
 }
 
 // Agent is the value of one user-agent line.
@@ -128,6 +135,18 @@ type Rule struct {
 	Line int
 }
 
+// String returns the rule as a robots.txt line, such as
+// "Content-Usage: /a train-ai=n".
+func (c ContentUsage) String() string {
+	switch {
+	case c.Path == "":
+		return "Content-Usage: " + c.Preferences
+	case c.Preferences == "":
+		return "Content-Usage: " + c.Path
+	}
+	return "Content-Usage: " + c.Path + " " + c.Preferences
+}
+
 // String returns the rule as a robots.txt line, such as "Disallow: /a".
 func (r Rule) String() string {
 	if r.Allow {
@@ -136,14 +155,16 @@ func (r Rule) String() string {
 	return "Disallow: " + r.Pattern
 }
 
-// ContentUsage is one AIPREF Content-Usage record: usage preferences for the
+// ContentUsage is one AIPREF Content-Usage rule: usage preferences for the
 // content under an optional path ("Content-Usage: /public/ train-ai=y").
 type ContentUsage struct {
-	// Path is the path pattern the preferences apply to; empty when the
-	// record applies to everything the group covers.
+	// Path is the path pattern the preferences apply to, matched like an
+	// Allow or Disallow pattern; empty when the rule has none and applies to
+	// every path the group lets a crawler fetch. A path is there only when
+	// the value starts with "/" (draft-ietf-aipref-attach-05 §3.2).
 	Path string
-	// Preferences is the usage preference expression as written, such as
-	// "train-ai=n, search=y".
+	// Preferences is the usage preference Dictionary as written, such as
+	// "train-ai=n, search=y"; usage.Parse reads it.
 	Preferences string
 	// Line is the 1-based line number of the record.
 	Line int
