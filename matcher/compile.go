@@ -156,6 +156,8 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 		}
 	}
 	build(m, entries, text)
+	m.usage = compileUsage(groups)
+	m.signal, m.signalRecord = compileSignal(groups)
 	return m
 }
 
