@@ -146,3 +146,54 @@ func BenchmarkAllowedShapes(b *testing.B) {
 		b.Fatalf("%d fetches during the benchmark: not all hits", n-fetches)
 	}
 }
+
+// BenchmarkClientUsage measures Client.Usage on a cache hit beside Allowed
+// on the same file: the typical file with Content-Usage rules added to the
+// crawler's group (a path-less one and one per path's first segment).
+func BenchmarkClientUsage(b *testing.B) {
+	c, ok := benchdata.Typical()
+	if !ok {
+		c = benchdata.PlainRules(200)
+	}
+	body := append([]byte(nil), c.Body...)
+	body = append(body, "\nUser-agent: "+c.Agent+"\nAllow: /\nContent-Usage: train-ai=n\n"...)
+	for i, p := range c.Paths {
+		if i < 20 {
+			body = append(body, "Content-Usage: "+p+" train-ai=y, search=y\n"...)
+		}
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write(body)
+	}))
+	defer srv.Close()
+	rc, err := robots.New(robots.Options{UserAgent: c.Agent + "/1.0"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	urls := make([]string, len(c.Paths))
+	for i, p := range c.Paths {
+		urls[i] = srv.URL + p
+	}
+	ctx := context.Background()
+	if _, err := rc.Usage(ctx, urls[0]); err != nil { // warm the cache
+		b.Fatal(err)
+	}
+	for _, bm := range []struct {
+		name string
+		fn   func(string)
+	}{
+		{"allowed", func(u string) { rc.Allowed(ctx, u) }},
+		{"usage", func(u string) { rc.Usage(ctx, u) }},
+	} {
+		b.Run(bm.name, func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				bm.fn(urls[i])
+				if i++; i == len(urls) {
+					i = 0
+				}
+			}
+		})
+	}
+}

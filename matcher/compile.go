@@ -160,6 +160,8 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 		}
 	}
 	build(m, entries, text)
+	m.usage = compileUsage(groups)
+	m.signal, m.signalRecord = compileSignal(r, groups)
 	return m
 }
 

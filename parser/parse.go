@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/crawlkit/robots/usage"
 )
 
 // MaxLineLength is the number of bytes of a line that are used; the rest of
@@ -60,6 +62,7 @@ const (
 	keySitemap
 	keyCrawlDelay
 	keyContentUsage
+	keyContentSignal
 	keyUnused  // a known non-standard key that is kept uninterpreted
 	keyUnknown // any other key
 )
@@ -243,12 +246,13 @@ func anyPrefixFold(s []byte, prefixes ...string) bool {
 // keeps in Robots.Other without a warning.
 var unusedKeys = [][]byte{
 	[]byte("host"), []byte("clean-param"), []byte("noindex"), []byte("noarchive"), []byte("nofollow"),
-	[]byte("request-rate"), []byte("visit-time"), []byte("revisit-after"), []byte("domain"), []byte("content-signal"),
+	[]byte("request-rate"), []byte("visit-time"), []byte("revisit-after"), []byte("domain"),
 }
 
 var (
-	crawlDelayKey   = []byte("crawl-delay")
-	contentUsageKey = []byte("content-usage")
+	crawlDelayKey    = []byte("crawl-delay")
+	contentUsageKey  = []byte("content-usage")
+	contentSignalKey = []byte("content-signal")
 )
 
 // classify says which key k stands for. As in Google's parser, the four
@@ -275,6 +279,8 @@ func classify(k []byte) (key, bool) {
 		return keyCrawlDelay, false
 	case bytes.EqualFold(k, contentUsageKey):
 		return keyContentUsage, false
+	case bytes.EqualFold(k, contentSignalKey):
+		return keyContentSignal, false
 	}
 	for _, u := range unusedKeys {
 		if bytes.EqualFold(k, u) {
@@ -316,8 +322,8 @@ type builder struct {
 
 // tally counts what a file holds.
 type tally struct {
-	groups, agents, rules, usages, other, sitemaps int
-	bytes                                          int // of the values kept
+	groups, agents, rules, usages, signals, other, sitemaps int
+	bytes                                                   int // of the values kept
 }
 
 // newBuilder returns a builder that stores what n counted.
@@ -332,6 +338,9 @@ func newBuilder(n *tally) *builder {
 	}
 	if n.usages > 0 {
 		b.usages = make([]ContentUsage, 0, n.usages)
+	}
+	if n.signals > 0 {
+		b.r.ContentSignals = make([]ContentSignal, 0, n.signals)
 	}
 	if n.other > 0 {
 		b.r.Other = make([]Record, 0, n.other)
@@ -397,6 +406,7 @@ func (b *builder) endGroup() {
 	if b.start.usages < len(b.usages) {
 		g.ContentUsage = b.usages[b.start.usages:len(b.usages):len(b.usages)]
 	}
+
 }
 
 // keepWarning reports whether a warning is kept: one is, up to MaxWarnings;
@@ -460,6 +470,8 @@ func (b *builder) add(l *line) {
 		b.crawlDelay(l)
 	case keyContentUsage:
 		b.contentUsage(l)
+	case keyContentSignal:
+		b.contentSignal(l)
 	case keyUnused:
 		b.other(l)
 	case keyUnknown:
@@ -674,33 +686,73 @@ func allDigits(s []byte) bool {
 	return true
 }
 
+// contentUsage adds a Content-Usage rule to the group. It is a group rule
+// like Allow and Disallow, so a user-agent line after it starts a new group
+// (draft-ietf-aipref-attach-05 §3: "rule =/ content-usage").
 func (b *builder) contentUsage(l *line) {
 	if b.n.groups == 0 {
-		b.warn(l.num, OutsideGroup, "content-usage before any user-agent line; kept, not interpreted")
+		b.warn(l.num, OutsideGroup, "content-usage before any user-agent line; ignored")
 		b.other(l)
 		return
 	}
-	if len(l.value) == 0 {
-		b.warn(l.num, InvalidValue, "empty content-usage; kept, not interpreted")
-		b.other(l)
-		return
-	}
+	b.inRules = true
 	v := b.str(l.value)
 	b.n.usages++
 	if b.counting {
 		return
 	}
-	cu := ContentUsage{Preferences: v, Line: l.num}
-	if v[0] == '/' || v[0] == '*' {
-		// "Content-Usage: /path/ prefs": a path pattern, then preferences.
-		// The value is trimmed, so something follows the white space.
-		if i := indexSpace(l.value); i >= 0 {
-			j := i
-			for isSpace(v[j]) {
-				j++
+	cu := splitContentUsage(v)
+	cu.Line = l.num
+	switch {
+	case v == "":
+		b.warn(l.num, InvalidValue, "empty content-usage; every usage preference it states is unknown")
+	case v[0] == '*':
+		b.warn(l.num, InvalidValue, "content-usage path must start with \"/\", not \"*\"; the whole value was read as preferences")
+	}
+	if v != "" && b.keepWarning() {
+		for _, p := range usage.Validate(cu.Preferences) {
+			if p.Kind == usage.Syntax || p.Kind == usage.Empty {
+				b.warn1(l.num, InvalidValue, "content-usage preferences do not parse ("+p.Message+"); every usage preference of the rule is unknown")
+				break
 			}
-			cu.Path, cu.Preferences = v[:i], v[j:]
 		}
 	}
 	b.usages = append(b.usages, cu)
+}
+
+// splitContentUsage splits a Content-Usage value into its optional path and
+// its preferences. A path is there only when the value starts with "/"; it
+// ends at the first space or tab, and the whole run of them after it
+// separates it from the preferences (draft-ietf-aipref-attach-05 §3.2).
+func splitContentUsage(v string) ContentUsage {
+	if v == "" || v[0] != '/' {
+		return ContentUsage{Preferences: v}
+	}
+	i := strings.IndexAny(v, " \t")
+	if i < 0 {
+		return ContentUsage{Path: v}
+	}
+	return ContentUsage{Path: v[:i], Preferences: strings.TrimLeft(v[i:], " \t")}
+}
+
+// contentSignal adds a Content-Signal record (Cloudflare's, not AIPREF) to
+// the group. It is not a rule: like Crawl-delay it does not end a run of
+// user-agent lines, so grouping stays as Google reads it.
+func (b *builder) contentSignal(l *line) {
+	if b.n.groups == 0 {
+		b.warn(l.num, OutsideGroup, "content-signal before any user-agent line; kept, not interpreted")
+		b.other(l)
+		return
+	}
+	v := b.str(l.value)
+	b.n.signals++
+	if b.counting {
+		return
+	}
+	if b.keepWarning() {
+		if _, problems := usage.ParseSignal(v); len(problems) > 0 {
+			b.warn1(l.num, InvalidValue, "content-signal: "+problems[0].Message)
+		}
+	}
+	b.r.ContentSignals = append(b.r.ContentSignals, ContentSignal{Group: b.n.groups - 1, Value: v, Line: l.num})
 }

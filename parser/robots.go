@@ -34,6 +34,13 @@ type Robots struct {
 	// user-agent lines and the rules that follow them (RFC 9309 §2.1).
 	Groups []Group
 
+	// ContentSignals are the Content-Signal records of the groups
+	// (Cloudflare's "search=yes, ai-train=no"; not AIPREF), in file order.
+	// They are rare, so they are kept here rather than in every Group. They
+	// do not end a run of user-agent lines; one before any group is in
+	// Other.
+	ContentSignals []ContentSignal
+
 	// Sitemaps are the values of the Sitemap records, in file order, each
 	// listed once. Sitemap records may appear anywhere in the file.
 	Sitemaps []string
@@ -75,8 +82,9 @@ type Group struct {
 	// zero when it has none. Crawl-delay is not part of RFC 9309.
 	CrawlDelay time.Duration
 
-	// ContentUsage holds the group's AIPREF Content-Usage records in file
-	// order (draft-ietf-aipref-attach).
+	// ContentUsage holds the group's AIPREF Content-Usage rules in file
+	// order (draft-ietf-aipref-attach-05 §3). Like Allow and Disallow they
+	// are group rules: a user-agent line after one starts a new group.
 	ContentUsage []ContentUsage
 }
 
@@ -143,6 +151,18 @@ type Rule struct {
 	Line int
 }
 
+// String returns the rule as a robots.txt line, such as
+// "Content-Usage: /a train-ai=n".
+func (c ContentUsage) String() string {
+	switch {
+	case c.Path == "":
+		return "Content-Usage: " + c.Preferences
+	case c.Preferences == "":
+		return "Content-Usage: " + c.Path
+	}
+	return "Content-Usage: " + c.Path + " " + c.Preferences
+}
+
 // String returns the rule as a robots.txt line, such as "Disallow: /a".
 func (r Rule) String() string {
 	if r.Allow {
@@ -151,15 +171,28 @@ func (r Rule) String() string {
 	return "Disallow: " + r.Pattern
 }
 
-// ContentUsage is one AIPREF Content-Usage record: usage preferences for the
+// ContentUsage is one AIPREF Content-Usage rule: usage preferences for the
 // content under an optional path ("Content-Usage: /public/ train-ai=y").
 type ContentUsage struct {
-	// Path is the path pattern the preferences apply to; empty when the
-	// record applies to everything the group covers.
+	// Path is the path pattern the preferences apply to, matched like an
+	// Allow or Disallow pattern; empty when the rule has none and applies to
+	// every path the group lets a crawler fetch. A path is there only when
+	// the value starts with "/" (draft-ietf-aipref-attach-05 §3.2).
 	Path string
-	// Preferences is the usage preference expression as written, such as
-	// "train-ai=n, search=y".
+	// Preferences is the usage preference Dictionary as written, such as
+	// "train-ai=n, search=y"; usage.Parse reads it.
 	Preferences string
+	// Line is the 1-based line number of the record.
+	Line int
+}
+
+// ContentSignal is one Content-Signal record of a group.
+type ContentSignal struct {
+	// Group is the index in Robots.Groups of the group it belongs to.
+	Group int
+	// Value is the value as written, such as "search=yes, ai-train=no";
+	// usage.ParseSignal reads it.
+	Value string
 	// Line is the 1-based line number of the record.
 	Line int
 }

@@ -182,3 +182,17 @@ func SignalFromHeader(h http.Header) (Signal, []Problem) {
 	}
 	return ParseSignal(strings.Join(lines, ", "))
 }
+
+// CombineSignals returns the most restrictive preference per use of ss: No
+// if any says no, else Yes if any says yes, else Unknown, as Combine does for
+// Prefs. It merges the records of the several groups that apply to one
+// crawler.
+func CombineSignals(ss ...Signal) Signal {
+	var out Signal
+	for _, s := range ss {
+		out.Search = max(out.Search, s.Search)
+		out.AIInput = max(out.AIInput, s.AIInput)
+		out.AITrain = max(out.AITrain, s.AITrain)
+	}
+	return out
+}

@@ -118,3 +118,11 @@ func TestSignalFromHeader(t *testing.T) {
 	assert.Equal(t, usage.Signal{}, s)
 	assert.Empty(t, ps)
 }
+
+func TestCombineSignals(t *testing.T) {
+	a := usage.Signal{Search: usage.Yes, AITrain: usage.Yes}
+	b := usage.Signal{AITrain: usage.No, AIInput: usage.Yes}
+	assert.Equal(t, usage.Signal{Search: usage.Yes, AIInput: usage.Yes, AITrain: usage.No}, usage.CombineSignals(a, b))
+	assert.Equal(t, usage.Signal{}, usage.CombineSignals())
+	assert.Equal(t, a, usage.CombineSignals(a))
+}

@@ -74,7 +74,8 @@ var headerVectors = []struct {
 }
 
 // wiredLater are the vectors of aipref.json that need robots.txt parsing
-// and matching (robots.UsageBy); package usage cannot evaluate them.
+// and matching (robots.UsageBy); package usage cannot evaluate them, the root
+// package's TestAIPREFVectors evaluates them with every other vector.
 var wiredLater = []string{
 	"att05-1.2-robots-root", "att05-1.2-robots-deep", "att05-1.2-both",
 	"att05-3.4-other-test", "att05-3.4-other-never", "att05-3.4-other-ai-ok",
