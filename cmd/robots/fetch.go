@@ -31,7 +31,7 @@ everything), 2 on bad flags or an invalid URL.
 `
 
 func runFetch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlags("fetch", fetchUsage, stdout, stderr)
+	fs := newFlags("fetch", fetchUsage, stderr)
 	ua, timeout := fetchFlags(fs)
 	if code, ok := parseFlags(fs, args, stdout); !ok {
 		return code

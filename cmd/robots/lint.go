@@ -42,7 +42,7 @@ flags, an unreadable file or an invalid URL.
 const maxBytes = fetch.DefaultMaxBytes
 
 func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlags("lint", lintUsage, stdout, stderr)
+	fs := newFlags("lint", lintUsage, stderr)
 	ua, timeout := fetchFlags(fs)
 	if code, ok := parseFlags(fs, args, stdout); !ok {
 		return code

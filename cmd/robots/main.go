@@ -96,9 +96,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return exitError
 }
 
-// newFlags returns a flag set for a command whose -h prints usageText to
-// stdout; parse errors go to stderr.
-func newFlags(name, usageText string, stdout, stderr io.Writer) *flag.FlagSet {
+// newFlags returns a flag set for a command whose usage is usageText and its
+// flags; parse errors go to stderr (see parseFlags).
+func newFlags(name, usageText string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -111,20 +111,25 @@ func newFlags(name, usageText string, stdout, stderr io.Writer) *flag.FlagSet {
 
 // parseFlags parses args into fs. ok is false when the command is to stop
 // with status code: after -h (0, usage on stdout) or a bad flag (2, the
-// message and usage on stderr).
+// message and usage on stderr). The usage is printed once: flag's own call
+// of fs.Usage during Parse is silenced.
 func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) (code int, ok bool) {
+	usage := fs.Usage
+	fs.Usage = func() {}
 	err := fs.Parse(args)
-	if err == nil {
+	fs.Usage = usage
+	switch {
+	case err == nil:
 		return 0, true
-	}
-	if errors.Is(err, flag.ErrHelp) {
+	case errors.Is(err, flag.ErrHelp):
 		out := fs.Output()
 		fs.SetOutput(stdout)
-		fs.Usage()
+		usage()
 		fs.SetOutput(out)
 		return exitOK, false
 	}
-	return exitError, false // flag has printed the error and the usage
+	usage() // after flag's message, on stderr
+	return exitError, false
 }
 
 // defaultUA is the User-Agent of the command's robots.txt requests.

@@ -78,6 +78,38 @@ func TestUsage(t *testing.T) {
 	}
 }
 
+// Usage is printed once, on stdout for -h and on stderr after a bad flag:
+// flag's own call of Usage during Parse must not print it a second time.
+func TestUsageOnce(t *testing.T) {
+	tests := []struct {
+		args   []string
+		code   int
+		stdout bool // the usage on stdout, else on stderr
+	}{
+		{[]string{"check", "-h"}, 0, true},
+		{[]string{"fetch", "-h"}, 0, true},
+		{[]string{"lint", "-h"}, 0, true},
+		{[]string{"lint", "-help"}, 0, true},
+		{[]string{"check", "-nope"}, 2, false},
+		{[]string{"fetch", "-timeout", "soon"}, 2, false},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			code, stdout, stderr := runCmd(t, "", tt.args...)
+			assert.Equal(t, tt.code, code)
+			assert.Equal(t, 1, strings.Count(stdout+stderr, "Usage: robots "+tt.args[0]), "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+			assert.Equal(t, 1, strings.Count(stdout+stderr, "\nFlags:\n"))
+			if tt.stdout {
+				assert.Contains(t, stdout, "Usage:")
+				assert.Empty(t, stderr)
+			} else {
+				assert.Contains(t, stderr, "Usage:")
+				assert.Empty(t, stdout)
+			}
+		})
+	}
+}
+
 // The README's quickstart, and the RFC 9309 §5.1 example's verdicts.
 func TestCheckFile(t *testing.T) {
 	tests := []struct {
