@@ -135,7 +135,7 @@ func show(w io.Writer, res *fetch.Result, out status.Outcome) {
 // showRobots writes the groups, sitemaps and warnings of r; warnings are
 // prefixed with name, the file's name, when not empty.
 func showRobots(w io.Writer, r *parser.Robots, name string) {
-	fmt.Fprintf(w, "\n%d groups\n", len(r.Groups))
+	fmt.Fprintf(w, "\n%s\n", count(len(r.Groups), "group"))
 	for _, g := range r.Groups {
 		var agents []string
 		for _, a := range g.Agents {
@@ -147,18 +147,18 @@ func showRobots(w io.Writer, r *parser.Robots, name string) {
 				allows++
 			}
 		}
-		fmt.Fprintf(w, "  line %d: user-agent %s: %d rules (%d allow, %d disallow)",
-			g.Agents[0].Line, strings.Join(agents, ", "), len(g.Rules), allows, len(g.Rules)-allows)
+		fmt.Fprintf(w, "  line %d: user-agent %s: %s (%d allow, %d disallow)",
+			g.Agents[0].Line, strings.Join(agents, ", "), count(len(g.Rules), "rule"), allows, len(g.Rules)-allows)
 		if g.CrawlDelay > 0 {
 			fmt.Fprintf(w, ", crawl-delay %v", g.CrawlDelay)
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "\n%d sitemaps\n", len(r.Sitemaps))
+	fmt.Fprintf(w, "\n%s\n", count(len(r.Sitemaps), "sitemap"))
 	for _, s := range r.Sitemaps {
 		fmt.Fprintf(w, "  %s\n", s)
 	}
-	fmt.Fprintf(w, "\n%d warnings\n", len(r.Warnings))
+	fmt.Fprintf(w, "\n%s\n", count(len(r.Warnings), "warning"))
 	for _, wn := range r.Warnings {
 		fmt.Fprintf(w, "  %sline %d: %s: %s\n", name, wn.Line, wn.Kind, wn.Message)
 	}

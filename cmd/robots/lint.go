@@ -97,7 +97,7 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, f.format(name))
 	}
 	if len(findings) > 0 {
-		fmt.Fprintf(stdout, "%s: %d problems\n", name, len(findings))
+		fmt.Fprintf(stdout, "%s: %s\n", name, count(len(findings), "problem"))
 		return exitFinding
 	}
 	return exitOK

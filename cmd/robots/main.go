@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -146,4 +147,13 @@ func fetchFlags(fs *flag.FlagSet) (ua *string, timeout *time.Duration) {
 // errorf prints a message for the command to stderr, prefixed "robots cmd: ".
 func errorf(stderr io.Writer, cmd, format string, a ...any) {
 	fmt.Fprintf(stderr, "robots %s: %s\n", cmd, strings.TrimSuffix(fmt.Sprintf(format, a...), "\n"))
+}
+
+// count returns n and the noun, plural unless n is 1: "1 problem",
+// "2 problems", "0 groups".
+func count(n int, noun string) string {
+	if n != 1 {
+		noun += "s"
+	}
+	return strconv.Itoa(n) + " " + noun
 }

@@ -265,8 +265,8 @@ func TestFetch(t *testing.T) {
 		"2 groups",
 		"line 1: user-agent *: 2 rules (1 allow, 1 disallow), crawl-delay 2s",
 		"line 6: user-agent Googlebot, Bingbot: 2 rules (0 allow, 2 disallow)",
-		"1 sitemaps\n  https://e.com/s.xml",
-		"1 warnings\n  line 10: misspelling: \"Dissallow\" accepted as disallow",
+		"1 sitemap\n  https://e.com/s.xml",
+		"1 warning\n  line 10: misspelling: \"Dissallow\" accepted as disallow",
 	} {
 		assert.Contains(t, stdout, want)
 	}
@@ -280,6 +280,42 @@ func TestFetch(t *testing.T) {
 	assert.Equal(t, 0, code)
 	assert.Contains(t, stdout, "outcome      allow all, unavailable")
 	assert.NotContains(t, stdout, "groups", "no file, no groups")
+}
+
+// Counts read as English: "1 problem", "2 problems", "1 rule".
+func TestCounts(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		f := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(f, []byte(body), 0o644))
+		return f
+	}
+	one := write("one.txt", "User-agent: *\nDissallow: /a\n")
+	two := write("two.txt", "User-agent: *\nDissallow: /a\nNoindex: /b\n")
+	tests := []struct {
+		name string
+		args []string
+		want []string
+		not  []string
+	}{
+		{"lint, one problem", []string{"lint", one}, []string{"one.txt: 1 problem\n"}, []string{"problems"}},
+		{"lint, two problems", []string{"lint", two}, []string{"two.txt: 2 problems\n"}, nil},
+		{"fetch, one of each", []string{"fetch", site(t, 200, "User-agent: *\nDisallow: /a\nSitemap: https://e.com/s.xml\n").URL},
+			[]string{"\n1 group\n", "1 rule (0 allow, 1 disallow)", "\n1 sitemap\n", "\n0 warnings\n"},
+			[]string{"1 groups", "1 rules", "1 sitemaps"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stdout, stderr := runCmd(t, "", tt.args...)
+			assert.Empty(t, stderr)
+			for _, w := range tt.want {
+				assert.Contains(t, stdout, w)
+			}
+			for _, n := range tt.not {
+				assert.NotContains(t, stdout, n)
+			}
+		})
+	}
 }
 
 func TestLintFile(t *testing.T) {
