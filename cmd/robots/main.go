@@ -152,8 +152,13 @@ func errorf(stderr io.Writer, cmd, format string, a ...any) {
 // count returns n and the noun, plural unless n is 1: "1 problem",
 // "2 problems", "0 groups".
 func count(n int, noun string) string {
+	return strconv.Itoa(n) + " " + plural(n, noun)
+}
+
+// plural returns noun, with an s unless n is 1.
+func plural(n int, noun string) string {
 	if n != 1 {
-		noun += "s"
+		return noun + "s"
 	}
-	return strconv.Itoa(n) + " " + noun
+	return noun
 }

@@ -318,6 +318,70 @@ func TestCounts(t *testing.T) {
 	}
 }
 
+// A file with 18,963 groups (as real ones have) is summarized past a
+// screenful of each list; -all lists everything.
+func TestFetchSummarizes(t *testing.T) {
+	const groups, sitemaps, warnings, agents = 18_963, 25, 30, 12
+	// Short lines, and the sitemaps and warnings first, keep it all under
+	// the 500 KiB crawlers read.
+	var b strings.Builder
+	for i := range agents {
+		fmt.Fprintf(&b, "User-agent: bot%c\n", 'a'+i)
+	}
+	for range warnings {
+		b.WriteString("Dissallow: /x\n")
+	}
+	for i := range sitemaps {
+		fmt.Fprintf(&b, "Sitemap: https://e.com/%d.xml\n", i)
+	}
+	for i := 1; i < groups; i++ {
+		fmt.Fprintf(&b, "user-agent:%c%c%c%c\nallow:/\n", 'a'+i/17576, 'a'+i/676%26, 'a'+i/26%26, 'a'+i%26)
+	}
+	require.Less(t, b.Len(), maxBytes)
+	srv := site(t, 200, b.String())
+
+	tests := []struct {
+		name     string
+		args     []string
+		maxLines int
+		want     []string
+		lines    map[string]int // how many lines start with each prefix
+	}{
+		{"a screenful of each", []string{"fetch", srv.URL}, 100,
+			[]string{
+				"\n18963 groups\n",
+				"user-agent bota, botb, botc, botd, bote, and 7 more: 30 rules",
+				"  ... and 18943 more groups (robots fetch -all lists them all)\n",
+				"\n25 sitemaps\n", "  ... and 5 more sitemaps",
+				"\n30 warnings\n", "  ... and 10 more warnings",
+			},
+			map[string]int{"  line ": screenful + screenful, "  https://e.com/": screenful}},
+		{"-all", []string{"fetch", "-all", srv.URL}, groups + sitemaps + warnings + 100,
+			[]string{"user-agent bota, botb, botc, botd, bote, botf, botg, both, boti, botj, botk, botl: 30 rules"},
+			map[string]int{"  line ": groups + warnings, "  https://e.com/": sitemaps, "  ... and": 0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCmd(t, "", tt.args...)
+			require.Equal(t, 0, code, stderr)
+			lines := strings.Split(stdout, "\n")
+			assert.LessOrEqual(t, len(lines), tt.maxLines)
+			for _, w := range tt.want {
+				assert.Contains(t, stdout, w)
+			}
+			for prefix, n := range tt.lines {
+				got := 0
+				for _, l := range lines {
+					if strings.HasPrefix(l, prefix) {
+						got++
+					}
+				}
+				assert.Equal(t, n, got, "lines starting %q", prefix)
+			}
+		})
+	}
+}
+
 func TestLintFile(t *testing.T) {
 	code, stdout, stderr := runCmd(t, "", "lint", "../../testdata/lint-example.txt")
 	assert.Equal(t, 1, code)
