@@ -414,7 +414,8 @@ func TestIsValidToken(t *testing.T) {
 
 func TestRuleString(t *testing.T) {
 	assert.Equal(t, "Allow: /a", Rule{Allow: true, Pattern: "/a"}.String())
-	assert.Equal(t, "Disallow: ", Rule{}.String())
+	assert.Equal(t, "Disallow: ", Rule{Line: 3}.String(), "an empty Disallow of a file")
+	assert.Equal(t, "(no rule)", Rule{}.String(), "the zero Rule, where a result has no rule")
 }
 
 // rfc9309Example is the robots.txt of RFC 9309 §5.1, as the README uses it.

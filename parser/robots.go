@@ -128,8 +128,14 @@ type Rule struct {
 	Line int
 }
 
-// String returns the rule as a robots.txt line, such as "Disallow: /a".
+// String returns the rule as a robots.txt line, such as "Disallow: /a". The
+// zero Rule, which stands for no rule where a result has none to give (a
+// Decision or matcher.Result that no rule decided), is "(no rule)": a rule
+// of a file has a line number.
 func (r Rule) String() string {
+	if r == (Rule{}) {
+		return "(no rule)"
+	}
 	if r.Allow {
 		return "Allow: " + r.Pattern
 	}

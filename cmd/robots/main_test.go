@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,6 +18,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/crawlkit/robots"
+	"github.com/crawlkit/robots/matcher"
 	"github.com/crawlkit/robots/parser"
 )
 
@@ -380,6 +383,39 @@ func TestFetchSummarizes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Decision.Rule (and matcher.Result.Rule) is the zero Rule when no rule
+// decided; printed, it must not read as the line "Disallow: ".
+func TestDecisionRuleWhenNoneMatched(t *testing.T) {
+	ok := site(t, 200, "User-agent: *\nDisallow: /private\n")
+	others := site(t, 200, "User-agent: otherbot\nDisallow: /\n")
+	gone := site(t, 404, "")
+	rc, err := robots.New(robots.Options{UserAgent: "ExampleBot/1.0"})
+	require.NoError(t, err)
+	tests := []struct {
+		url    string
+		reason robots.Reason
+		rule   string
+	}{
+		{ok.URL + "/private/x", robots.RuleMatched, "Disallow: /private"},
+		{ok.URL + "/public", robots.NoRuleMatched, "(no rule)"},
+		{others.URL + "/x", robots.NoGroup, "(no rule)"},
+		{gone.URL + "/x", robots.Unavailable, "(no rule)"},
+		{ok.URL + "/robots.txt", robots.RobotsTxt, "(no rule)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.reason.String(), func(t *testing.T) {
+			d, err := rc.Check(context.Background(), tt.url)
+			require.NoError(t, err)
+			require.Equal(t, tt.reason, d.Reason)
+			assert.Equal(t, tt.rule, fmt.Sprint(d.Rule))
+			assert.Equal(t, tt.rule, d.Rule.String())
+		})
+	}
+	res := matcher.Compile(parser.Parse([]byte("User-agent: *\nDisallow: /a\n")), "bot").Match("/b")
+	require.Equal(t, matcher.NoRuleMatched, res.Reason)
+	assert.Equal(t, "(no rule)", res.Rule.String())
 }
 
 func TestLintFile(t *testing.T) {
