@@ -509,22 +509,47 @@ func TestLintHostile(t *testing.T) {
 }
 
 func TestLintURL(t *testing.T) {
-	clean := site(t, 200, "User-agent: *\nDisallow: /private\n")
-	html := site(t, 200, "<html>not found</html>", "Content-Type", "text/html; charset=utf-8")
-	gone := site(t, 404, "")
-	down := site(t, 500, "")
-
-	code, stdout, _ := runCmd(t, "", "lint", clean.URL+"/any/page")
-	assert.Equal(t, 0, code, stdout)
-	code, stdout, _ = runCmd(t, "", "lint", html.URL+"/robots.txt")
-	assert.Equal(t, 1, code)
-	assert.Contains(t, stdout, html.URL+"/robots.txt: html: served as text/html; charset=utf-8")
-	code, stdout, _ = runCmd(t, "", "lint", gone.URL)
-	assert.Equal(t, 1, code)
-	assert.Contains(t, stdout, "unavailable: 404 Not Found")
-	code, stdout, _ = runCmd(t, "", "lint", down.URL)
-	assert.Equal(t, 1, code)
-	assert.Contains(t, stdout, "unreachable: 500 Internal Server Error")
+	const htmlPage = "<!DOCTYPE html>\n<html><head><title>Not Found</title></head><body>Disallow: /</body></html>\n"
+	const htmlType = "text/html; charset=utf-8"
+	tests := []struct {
+		name string
+		srv  *httptest.Server
+		path string
+		code int
+		want []string // the lines of the report, after the robots.txt URL
+	}{
+		{"clean", site(t, 200, "User-agent: *\nDisallow: /private\n"), "/any/page", 0, nil},
+		{"empty file", site(t, 200, ""), "", 0, nil},
+		{"HTML served as robots.txt", site(t, 200, "<html>not found</html>", "Content-Type", htmlType), "/robots.txt", 1,
+			[]string{": html: served as text/html; charset=utf-8 — ", ": html: the file is an HTML page — ", ":1: unknown-key: ", ": 3 problems"}},
+		// A 404 means there is no robots.txt: its HTML error page is not
+		// a robots.txt served as HTML.
+		{"404", site(t, 404, ""), "", 1,
+			[]string{": no-robots-txt: there is no robots.txt (404 Not Found: unavailable) — without a robots.txt, crawlers may fetch everything", ": 1 problem"}},
+		{"HTML 404 page", site(t, 404, htmlPage, "Content-Type", htmlType), "/x", 1,
+			[]string{": no-robots-txt: there is no robots.txt (404 Not Found: unavailable) — ", ": 1 problem"}},
+		{"HTML 410 page", site(t, 410, htmlPage, "Content-Type", htmlType), "", 1,
+			[]string{": no-robots-txt: there is no robots.txt (410 Gone: unavailable) — ", ": 1 problem"}},
+		{"HTML 403 page", site(t, 403, htmlPage, "Content-Type", htmlType), "", 1,
+			[]string{": unavailable: 403 Forbidden: unavailable — ", ": 1 problem"}},
+		{"HTML 500 page", site(t, 500, htmlPage, "Content-Type", htmlType), "", 1,
+			[]string{": unreachable: 500 Internal Server Error: unreachable — ", ": 1 problem"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCmd(t, "", "lint", tt.srv.URL+tt.path)
+			assert.Equal(t, tt.code, code, stdout)
+			assert.Empty(t, stderr)
+			var lines []string
+			if stdout != "" {
+				lines = strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+			}
+			require.Len(t, lines, len(tt.want), stdout)
+			for i, w := range tt.want {
+				assert.True(t, strings.HasPrefix(lines[i], tt.srv.URL+"/robots.txt"+w), "line %d: %q does not start with %q", i, lines[i], w)
+			}
+		})
+	}
 }
 
 // BenchmarkCheckStdin decides 100,000 URLs read from standard input against
