@@ -92,14 +92,19 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				why: "an HTML page holds no rules; serve a text/plain file"})
 		}
 	} else {
-		var err error
-		if body, err = os.ReadFile(arg); err != nil {
+		res, err := readRobots(arg)
+		if err != nil {
 			errorf(stderr, "lint", "%v", err)
 			return exitError
 		}
-		if len(body) > maxBytes {
-			findings = append(findings, finding{line: lineAt(body, maxBytes), kind: "too-large",
-				msg: fmt.Sprintf("the file is %d bytes; the first %d end on this line", len(body), maxBytes),
+		body = res.Body
+		if res.Truncated {
+			size := fmt.Sprintf("longer than %d bytes", maxBytes)
+			if fi, err := os.Stat(arg); err == nil && fi.Mode().IsRegular() {
+				size = fmt.Sprintf("%d bytes", fi.Size())
+			}
+			findings = append(findings, finding{line: firstUnread(body), kind: "too-large",
+				msg: fmt.Sprintf("the file is %s; crawlers read the first %d, up to the line before this one", size, maxBytes),
 				why: "crawlers read only the first 500 KiB (RFC 9309 §2.5) and ignore the rest"})
 		}
 	}
@@ -268,7 +273,12 @@ func isHTML(body []byte) bool {
 	return false
 }
 
-// lineAt returns the number of the line holding byte offset off of body.
-func lineAt(body []byte, off int) int {
-	return bytes.Count(body[:off], []byte{'\n'}) + 1
+// firstUnread returns the number of the first line crawlers do not read of
+// a file cut to body: the line after body's last complete line.
+func firstUnread(body []byte) int {
+	n := parser.Parse(body).Lines // counts the empty line after a final line ending
+	if len(body) > 0 && body[len(body)-1] != '\n' && body[len(body)-1] != '\r' {
+		n++ // body ends right at the cap, and a line ending follows
+	}
+	return n
 }

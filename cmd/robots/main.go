@@ -18,10 +18,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/crawlkit/robots/fetch"
 )
 
 func main() {
@@ -162,3 +165,31 @@ func plural(n int, noun string) string {
 	}
 	return noun
 }
+
+// readRobots reads the robots.txt file at path as the fetcher reads a
+// response body: the first fetch.DefaultMaxBytes, less a line the cap cuts,
+// and never a byte further, so that a huge or endless file (/dev/zero)
+// costs no more than a normal one. Result.Truncated reports a longer file.
+func readRobots(path string) (*fetch.Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	fr, err := fetch.New(fetch.Config{UserAgent: defaultUA})
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	resp := &http.Response{StatusCode: http.StatusOK, Header: http.Header{}, Body: f, ContentLength: -1}
+	res, err := fr.Read(localRobotsURL, resp) // closes f
+	if err != nil {
+		return nil, err
+	}
+	if res.Err != nil {
+		return nil, &os.PathError{Op: "read", Path: path, Err: res.Err.Err}
+	}
+	return res, nil
+}
+
+// localRobotsURL stands for a local file where the fetcher wants a URL.
+const localRobotsURL = "http://localhost/robots.txt"

@@ -5,12 +5,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -136,11 +138,6 @@ func TestCheckFile(t *testing.T) {
 			"ALLOWED     https://example.com/x.gif  no rule matched\n"},
 		{"raw non-ASCII is encoded", []string{"-agent", "foobot", "https://example.com/ツ"}, 1,
 			"DISALLOWED  https://example.com/ツ  line 7: Disallow: /\n"},
-		{"invalid URLs reported, others decided", []string{"-agent", "foobot", "example.com/a", "https://example.com/example/page.html", "ftp://x/", "https://e.com/%zz"}, 2,
-			"ERROR       example.com/a  invalid URL: neither an http(s) URL nor a path starting with /\n" +
-				"ALLOWED     https://example.com/example/page.html  line 8: Allow: /example/page.html\n" +
-				"ERROR       ftp://x/  invalid URL: neither an http(s) URL nor a path starting with /\n" +
-				"ERROR       https://e.com/%zz  invalid URL: invalid URL escape \"%zz\"\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -149,6 +146,55 @@ func TestCheckFile(t *testing.T) {
 			assert.Equal(t, tt.stdout, stdout)
 			assert.Empty(t, stderr)
 		})
+	}
+}
+
+// check -file and the library agree on which URLs are valid: the command
+// asks the library, so a URL is an ERROR line exactly when Client.Allowed
+// fails with ErrInvalidURL, and is otherwise decided. Invalid ones do not
+// stop the others.
+func TestCheckValidityIsTheLibrarys(t *testing.T) {
+	rc, err := robots.New(robots.Options{UserAgent: "foobot/1.0"})
+	require.NoError(t, err)
+	gone, cancel := context.WithCancel(context.Background())
+	cancel() // a valid URL then fails with the context's error, before any fetch
+	long := "https://example.com/" + strings.Repeat("a", 8200-len("https://example.com/"))
+	tests := []struct {
+		url   string
+		valid bool // what the library says, checked below
+		line  string
+	}{
+		{"https://example.com/example/page.html", true, "ALLOWED     https://example.com/example/page.html  line 8: Allow: /example/page.html"},
+		// Malformed escapes are kept and matched as %25: valid.
+		{"https://e.com/%zz", true, "DISALLOWED  https://e.com/%zz  line 7: Disallow: /"},
+		{"https://e.com:99999/", false, "ERROR       https://e.com:99999/  invalid URL: "},
+		{"https://e.com:0/", false, "ERROR       https://e.com:0/  invalid URL: "},
+		{long, false, "ERROR       " + long + "  invalid URL: "},
+		{"example.com/a", false, "ERROR       example.com/a  invalid URL: "},
+		{"ftp://x/", false, "ERROR       ftp://x/  invalid URL: "},
+		{"https:///nohost", false, "ERROR       https:///nohost  invalid URL: "},
+		{"http://[fe80::1%25eth0]/", false, "ERROR       http://[fe80::1%25eth0]/  invalid URL: "},
+		{"HTTPS://Example.COM:443/example/page.html", true, "ALLOWED     HTTPS://Example.COM:443/example/page.html  line 8: "},
+		{"https://user:pw@example.com/example/page.html#top", true, "ALLOWED     https://user:pw@example.com/example/page.html#top  line 8: "},
+		{"https://example.com?q=1", true, "DISALLOWED  https://example.com?q=1  line 7: "},
+		{"https://example.com", true, "DISALLOWED  https://example.com  line 7: "},
+		// The authority ends at the first '/': host "us", path "/er@example.com/".
+		{"https://us/er@example.com/", true, "DISALLOWED  https://us/er@example.com/  line 7: "},
+	}
+	var args []string
+	for _, tt := range tests {
+		_, err := rc.Allowed(gone, tt.url)
+		require.Error(t, err)
+		assert.Equal(t, !tt.valid, errors.Is(err, robots.ErrInvalidURL), "the library on %.80s: %v", tt.url, err)
+		args = append(args, tt.url)
+	}
+	code, stdout, stderr := runCmd(t, "", append([]string{"check", "-file", rfcExample, "-agent", "foobot"}, args...)...)
+	assert.Equal(t, 2, code)
+	assert.Empty(t, stderr)
+	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	require.Len(t, lines, len(tests))
+	for i, tt := range tests {
+		assert.True(t, strings.HasPrefix(lines[i], tt.line), "%.120q does not start with %.120q", lines[i], tt.line)
 	}
 }
 
@@ -244,7 +290,7 @@ func TestCheckNetwork(t *testing.T) {
 	assert.Equal(t, ok.URL+"/robots.txt", d["robots_url"])
 	assert.NotEmpty(t, d["fresh_until"])
 	require.True(t, sc.Scan())
-	assert.Contains(t, sc.Text(), `"error":"robots: check \"ftp://nope/\": invalid URL`)
+	assert.Contains(t, sc.Text(), `{"url":"ftp://nope/","error":"invalid URL: `)
 }
 
 func TestFetch(t *testing.T) {
@@ -508,6 +554,74 @@ func TestLintHostile(t *testing.T) {
 	assert.Contains(t, stdout, "bin.txt:2: invalid-utf8")
 }
 
+// check -file and lint read a file as the fetcher reads a body: the first
+// 500 KiB (RFC 9309 §2.5), less a line the cap cuts, and never further. A
+// rule past the cap does not apply, and a file of any size, or no end
+// (/dev/zero), costs what a 500 KiB one does.
+func TestFilesAreCapped(t *testing.T) {
+	dir := t.TempDir()
+	const line = "Disallow: /" + "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" + "\n" // 101 bytes
+	var b strings.Builder
+	b.WriteString("User-agent: *\n")
+	for b.Len() <= maxBytes {
+		b.WriteString(line)
+	}
+	b.WriteString("Disallow: /late\n")
+	long := filepath.Join(dir, "long.txt")
+	require.NoError(t, os.WriteFile(long, []byte(b.String()), 0o644))
+	whole := 1 + (maxBytes-len("User-agent: *\n"))/len(line) // the lines that fit whole under the cap
+
+	// 100 MiB of NUL bytes, without taking the disk: one line, cut by the
+	// cap and dropped.
+	sparse := filepath.Join(dir, "sparse.txt")
+	f, err := os.Create(sparse)
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(100<<20))
+	require.NoError(t, f.Close())
+
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string // a part of it
+	}{
+		{"check: a rule past the cap does not apply", []string{"check", "-file", long, "/late", "/" + strings.Repeat("a", 89)}, 1,
+			"ALLOWED     /late  no rule matched\nDISALLOWED  /" + strings.Repeat("a", 89) + "  line 2: " + strings.TrimSuffix(line, "\n") + "\n"},
+		{"lint: where crawlers stop", []string{"lint", long}, 1,
+			fmt.Sprintf("long.txt:%d: too-large: the file is %d bytes; crawlers read the first %d, up to the line before this one", whole+1, b.Len(), maxBytes)},
+		{"check: 100 MiB", []string{"check", "-file", sparse, "/x"}, 0, "ALLOWED     /x  no group for robots-cli and no * group\n"},
+		{"lint: 100 MiB", []string{"lint", sparse}, 1,
+			fmt.Sprintf("sparse.txt:1: too-large: the file is %d bytes; crawlers read the first %d", 100<<20, maxBytes)},
+	}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		tests = append(tests,
+			struct {
+				name   string
+				args   []string
+				code   int
+				stdout string
+			}{"check: /dev/zero", []string{"check", "-file", "/dev/zero", "/x"}, 0, "ALLOWED     /x  no group for robots-cli and no * group\n"},
+			struct {
+				name   string
+				args   []string
+				code   int
+				stdout string
+			}{"lint: /dev/zero", []string{"lint", "/dev/zero"}, 1, fmt.Sprintf("zero:1: too-large: the file is longer than %d bytes; crawlers read the first %d", maxBytes, maxBytes)})
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			code, stdout, stderr := runCmd(t, "", tt.args...)
+			runtime.ReadMemStats(&after)
+			// A bound well above the 500 KiB read, far below the 100 MiB file.
+			require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(32<<20), "bytes allocated")
+			assert.Equal(t, tt.code, code, stderr)
+			assert.True(t, strings.Contains(stdout, tt.stdout), "%.300q does not contain %q", stdout, tt.stdout)
+		})
+	}
+}
+
 func TestLintURL(t *testing.T) {
 	const htmlPage = "<!DOCTYPE html>\n<html><head><title>Not Found</title></head><body>Disallow: /</body></html>\n"
 	const htmlType = "text/html; charset=utf-8"
@@ -567,6 +681,29 @@ func BenchmarkCheckStdin(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		run([]string{"check", "-file", rfcExample, "-agent", "barbot"}, strings.NewReader(input), io.Discard, io.Discard)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/URL")
+}
+
+// BenchmarkCheckStdinManyHosts decides 10,000 URLs on 10,000 sites against
+// a 100 KB file: with -file the file is parsed once, not once per site.
+func BenchmarkCheckStdinManyHosts(b *testing.B) {
+	var file strings.Builder
+	file.WriteString("User-agent: *\n")
+	for i := 0; file.Len() < 100_000; i++ {
+		fmt.Fprintf(&file, "Disallow: /section-%d/private/\n", i)
+	}
+	path := filepath.Join(b.TempDir(), "robots.txt")
+	require.NoError(b, os.WriteFile(path, []byte(file.String()), 0o644))
+	var in strings.Builder
+	const n = 10_000
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&in, "https://host%d.example.com/section-%d/private/page\n", i, i%100)
+	}
+	input := in.String()
+	b.ReportAllocs()
+	for b.Loop() {
+		run([]string{"check", "-file", path}, strings.NewReader(input), io.Discard, io.Discard)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/URL")
 }
