@@ -69,7 +69,7 @@ type Decision struct {
 	// fetched again.
 	Stale bool
 	// Rule is the deciding rule, as written, with its line, when Reason is
-	// RuleMatched.
+	// RuleMatched; otherwise the zero Rule, which prints as "(no rule)".
 	Rule parser.Rule
 	// Agents are the user-agent lines of the groups that applied; none when
 	// no group did or no file was used.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"compress/zlib"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -90,11 +92,24 @@ func TestConnectionRefused(t *testing.T) {
 	outcome(t, res, status.DisallowAll, status.Unreachable)
 }
 
-// DESIGN row "network error: DNS". RFC 6761: names under .invalid never
-// resolve.
+// DESIGN row "network error: DNS". The resolver is the pure Go one with no
+// server to ask: every lookup fails at once, whatever the machine's
+// resolver, network or /etc/resolv.conf. (RFC 6761: names under .invalid
+// never resolve, should a lookup get out anyway.)
 func TestDNSFailure(t *testing.T) {
-	res := get(t, fetch.Config{Timeout: 5 * time.Second}, "http://robots-test.invalid/robots.txt")
+	resolver := &net.Resolver{
+		PreferGo: true,
+		Dial: func(context.Context, string, string) (net.Conn, error) {
+			return nil, errors.New("no DNS server in this test")
+		},
+	}
+	dialer := &net.Dialer{Resolver: resolver}
+	hc := &http.Client{Transport: &http.Transport{DialContext: dialer.DialContext}}
+	res := get(t, fetch.Config{HTTPClient: hc, Timeout: 5 * time.Second}, "http://robots-test.invalid/robots.txt")
 	failed(t, res, fetch.DNS, "GET")
+	var dnsErr *net.DNSError
+	require.ErrorAs(t, res.Err, &dnsErr)
+	assert.Equal(t, "robots-test.invalid", dnsErr.Name)
 	outcome(t, res, status.DisallowAll, status.Unreachable)
 }
 

@@ -454,6 +454,7 @@ func TestContentUsageString(t *testing.T) {
 	assert.Equal(t, "Content-Usage: train-ai=n", ContentUsage{Preferences: "train-ai=n"}.String())
 	assert.Equal(t, "Content-Usage: /a/ train-ai=n", ContentUsage{Path: "/a/", Preferences: "train-ai=n"}.String())
 	assert.Equal(t, "Content-Usage: /a/", ContentUsage{Path: "/a/"}.String())
+	assert.Equal(t, "(no rule)", ContentUsage{}.String())
 }
 
 func TestOtherRecords(t *testing.T) {
@@ -494,7 +495,8 @@ func TestIsValidToken(t *testing.T) {
 
 func TestRuleString(t *testing.T) {
 	assert.Equal(t, "Allow: /a", Rule{Allow: true, Pattern: "/a"}.String())
-	assert.Equal(t, "Disallow: ", Rule{}.String())
+	assert.Equal(t, "Disallow: ", Rule{Line: 3}.String(), "an empty Disallow of a file")
+	assert.Equal(t, "(no rule)", Rule{}.String(), "the zero Rule, where a result has no rule")
 }
 
 // rfc9309Example is the robots.txt of RFC 9309 §5.1, as the README uses it.

@@ -152,9 +152,12 @@ type Rule struct {
 }
 
 // String returns the rule as a robots.txt line, such as
-// "Content-Usage: /a train-ai=n".
+// "Content-Usage: /a train-ai=n"; "(no rule)" for the zero ContentUsage, as
+// for the zero Rule.
 func (c ContentUsage) String() string {
 	switch {
+	case c == (ContentUsage{}):
+		return "(no rule)"
 	case c.Path == "":
 		return "Content-Usage: " + c.Preferences
 	case c.Preferences == "":
@@ -163,8 +166,14 @@ func (c ContentUsage) String() string {
 	return "Content-Usage: " + c.Path + " " + c.Preferences
 }
 
-// String returns the rule as a robots.txt line, such as "Disallow: /a".
+// String returns the rule as a robots.txt line, such as "Disallow: /a". The
+// zero Rule, which stands for no rule where a result has none to give (a
+// Decision or matcher.Result that no rule decided), is "(no rule)": a rule
+// of a file has a line number.
 func (r Rule) String() string {
+	if r == (Rule{}) {
+		return "(no rule)"
+	}
 	if r.Allow {
 		return "Allow: " + r.Pattern
 	}
