@@ -165,8 +165,8 @@ func TestCheckValidityIsTheLibrarys(t *testing.T) {
 		line  string
 	}{
 		{"https://example.com/example/page.html", true, "ALLOWED     https://example.com/example/page.html  line 8: Allow: /example/page.html"},
-		// Malformed escapes are kept and matched as %25: valid.
-		{"https://e.com/%zz", true, "DISALLOWED  https://e.com/%zz  line 7: Disallow: /"},
+		// net/url refuses a malformed escape, and so does the library.
+		{"https://e.com/%zz", false, "ERROR       https://e.com/%zz  invalid URL: "},
 		{"https://e.com:99999/", false, "ERROR       https://e.com:99999/  invalid URL: "},
 		{"https://e.com:0/", false, "ERROR       https://e.com:0/  invalid URL: "},
 		{long, false, "ERROR       " + long + "  invalid URL: "},
