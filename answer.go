@@ -177,6 +177,10 @@ func (c *Client) decide(e *entry, path string, now time.Time) Decision {
 		res := v.rules.Match(path)
 		d.Allowed, d.Rule, d.Agents = res.Allowed, res.Rule, v.rules.Agents()
 		d.Reason = fromMatcher[res.Reason]
+		if d.Allowed {
+			u := v.rules.Usage(path)
+			d.Usage, d.UsageRule = u.Prefs, u.Rule
+		}
 	case status.AllowAll:
 		d.Allowed, d.Reason = true, Unavailable
 	default:

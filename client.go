@@ -2,6 +2,7 @@ package robots
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -22,7 +23,12 @@ import (
 // answer while one refetch runs. A Client is safe for concurrent use and
 // needs no Close: the only goroutines it starts are fetches, which end by
 // themselves.
+//
+// A Client must be made by New: the methods of a zero Client, or of a nil
+// one, return an error saying so (Stats and Agents return nothing).
 type Client struct {
+	keys       authority.Memo // keys of authorities not written canonically
+	clock      wallClock      // the cache's clock when Options.Now is nil
 	agents     []string
 	fetcher    *fetch.Fetcher
 	classify   status.Options
@@ -62,8 +68,11 @@ func New(o Options) (*Client, error) {
 		onFetch:    o.OnFetch,
 		log:        o.Logger,
 	}
+	cacheNow := c.now
 	if c.now == nil {
-		c.now = time.Now
+		// Records are stamped by time.Now; the cache, which reads the clock
+		// on every hit, reads it as cheaply.
+		c.now, cacheNow = time.Now, c.clock.Now
 	}
 	minTTL := o.MinTTL
 	if minTTL <= 0 {
@@ -83,7 +92,7 @@ func New(o Options) (*Client, error) {
 		Grace:      o.fetchTimeout(),
 		MaxBody:    o.maxBytes(),
 		Policy:     c.policy,
-		Now:        c.now,
+		Now:        cacheNow,
 		Fetch:      c.fetch,
 		Derive:     c.derive,
 		Logger:     c.log,
@@ -93,44 +102,61 @@ func New(o Options) (*Client, error) {
 
 // Agents returns the product tokens the Client obeys robots.txt groups for.
 func (c *Client) Agents() []string {
+	if c == nil {
+		return nil
+	}
 	return append([]string(nil), c.agents...)
 }
+
+// errNotNew is the cause of every error of a Client not made by New.
+var errNotNew = errors.New("the Client was not made by robots.New")
+
+// made reports whether c was made by New.
+func (c *Client) made() bool { return c != nil && c.cache != nil }
 
 // Allowed reports whether the crawler may fetch rawURL, an absolute http or
 // https URL. It fetches the authority's robots.txt if it is not cached, or
 // its entry has expired; ctx bounds only this caller's wait. The error is an
-// *Error wrapping ErrInvalidURL for a URL that is not absolute http(s), or
-// ctx's error; a failed fetch is not an error but an answer (see Decision).
+// *Error wrapping ErrInvalidURL for a URL that is not absolute http(s) or
+// that net/url refuses, or ctx's error; a failed fetch is not an error but
+// an answer (see Decision). On a cache hit Allowed allocates nothing,
+// whatever the shape of the URL.
 func (c *Client) Allowed(ctx context.Context, rawURL string) (bool, error) {
-	a, err := authority.Parse(rawURL)
+	if !c.made() {
+		return false, newError("allowed", rawURL, errNotNew)
+	}
+	key, path, err := c.keys.Split(rawURL)
 	if err != nil {
 		return false, invalidURL("allowed", rawURL, err)
 	}
-	if isRobotsTxt(a.PathQuery) {
+	if urlpath.IsRobotsTxt(path) {
 		return true, nil // RFC 9309 §2.2.2: never needs a fetch
 	}
-	e, _, now, err := c.lookup(ctx, a.Key)
+	e, _, now, err := c.lookup(ctx, key)
 	if err != nil {
-		return false, &Error{Op: "allowed", URL: rawURL, Err: err}
+		return false, newError("allowed", rawURL, err)
 	}
-	return c.allowed(e, a.PathQuery, now), nil
+	return c.allowed(e, path, now), nil
 }
 
 // Check is Allowed, explained: the Decision says which rule decided and what
 // the robots.txt fetch behind it was.
 func (c *Client) Check(ctx context.Context, rawURL string) (Decision, error) {
-	a, err := authority.Parse(rawURL)
+	if !c.made() {
+		return Decision{}, newError("check", rawURL, errNotNew)
+	}
+	key, path, err := c.keys.Split(rawURL)
 	if err != nil {
 		return Decision{}, invalidURL("check", rawURL, err)
 	}
-	if isRobotsTxt(a.PathQuery) {
-		return Decision{Allowed: true, Reason: RobotsTxt, RobotsURL: a.RobotsURL()}, nil
+	if urlpath.IsRobotsTxt(path) {
+		return Decision{Allowed: true, Reason: RobotsTxt, RobotsURL: key + "/robots.txt"}, nil
 	}
-	e, served, now, err := c.lookup(ctx, a.Key)
+	e, served, now, err := c.lookup(ctx, key)
 	if err != nil {
-		return Decision{}, &Error{Op: "check", URL: rawURL, Err: err}
+		return Decision{}, newError("check", rawURL, err)
 	}
-	d := c.decide(e, a.PathQuery, now)
+	d := c.decide(e, path, now)
 	d.Stale = d.Stale || served == cache.Stale
 	return d, nil
 }
@@ -159,13 +185,16 @@ func (c *Client) Sitemaps(ctx context.Context, rawURL string) ([]string, error) 
 // rules returns the compiled file that answers for rawURL's authority now,
 // nil when no file does.
 func (c *Client) rules(ctx context.Context, op, rawURL string) (*compiled, error) {
-	a, err := authority.Parse(rawURL)
+	if !c.made() {
+		return nil, newError(op, rawURL, errNotNew)
+	}
+	key, _, err := c.keys.Split(rawURL)
 	if err != nil {
 		return nil, invalidURL(op, rawURL, err)
 	}
-	e, _, now, err := c.lookup(ctx, a.Key)
+	e, _, now, err := c.lookup(ctx, key)
 	if err != nil {
-		return nil, &Error{Op: op, URL: rawURL, Err: err}
+		return nil, newError(op, rawURL, err)
 	}
 	v, _, _ := c.basis(e, now)
 	return v, nil
@@ -176,6 +205,9 @@ func (c *Client) rules(ctx context.Context, op, rawURL string) (*compiled, error
 // already under way will not store its result. With a Fleet, the next
 // question takes the fleet's record if it is fresh.
 func (c *Client) Invalidate(rawURL string) error {
+	if !c.made() {
+		return newError("invalidate", rawURL, errNotNew)
+	}
 	a, err := authority.Parse(rawURL)
 	if err != nil {
 		return invalidURL("invalidate", rawURL, err)
@@ -186,6 +218,9 @@ func (c *Client) Invalidate(rawURL string) error {
 
 // Stats returns the Client's counts so far.
 func (c *Client) Stats() Stats {
+	if !c.made() {
+		return Stats{}
+	}
 	cs := c.cache.Stats()
 	s := Stats{
 		Hits:           c.stats.hits.load(),
@@ -215,18 +250,8 @@ func (c *Client) Stats() Stats {
 	return s
 }
 
-// isRobotsTxt reports whether the wire path pq is /robots.txt itself. Its
-// canonical form starts with "/r", or with "/%" for an escaped 'r', so most
-// paths are ruled out without canonicalizing them: the matcher does that once.
-func isRobotsTxt(pq string) bool {
-	if len(pq) < len("/robots.txt") || pq[1] != 'r' && pq[1] != '%' {
-		return false
-	}
-	return urlpath.Path(pq) == "/robots.txt"
-}
-
 func invalidURL(op, rawURL string, cause error) *Error {
-	return &Error{Op: op, URL: rawURL, Err: fmt.Errorf("%w: %w", ErrInvalidURL, cause)}
+	return newError(op, rawURL, fmt.Errorf("%w: %w", ErrInvalidURL, cause))
 }
 
 // lookup returns the entry that answers for the authority key, counted.

@@ -1,6 +1,8 @@
 package robots_test
 
 import (
+	"bytes"
+	"compress/zlib"
 	"context"
 	"errors"
 	"fmt"
@@ -713,4 +715,118 @@ func TestReasonString(t *testing.T) {
 		assert.NotEqual(t, "unknown reason", r.String())
 	}
 	assert.Equal(t, "unknown reason", robots.Reason(0).String())
+}
+
+// A zero Client, or a nil one, fails at once with an error saying it was not
+// made by New, instead of a nil pointer panic at the first request.
+func TestClientNotMadeByNew(t *testing.T) {
+	ctx := context.Background()
+	const u = "https://user:hunter2@example.com/x"
+	for name, rc := range map[string]*robots.Client{"zero": {}, "nil": nil} {
+		t.Run(name, func(t *testing.T) {
+			_, err := rc.Allowed(ctx, u)
+			errs := []error{err}
+			_, err = rc.Check(ctx, u)
+			errs = append(errs, err)
+			_, err = rc.CrawlDelay(ctx, u)
+			errs = append(errs, err)
+			_, err = rc.Sitemaps(ctx, u)
+			errs = append(errs, err, rc.Invalidate(u), rc.Export(&strings.Builder{}), rc.Import(strings.NewReader("")))
+			body := &closeCounter{Reader: strings.NewReader("User-agent: *\n")}
+			errs = append(errs, rc.Observe("https://example.com/robots.txt", &http.Response{StatusCode: 200, Body: body, Header: http.Header{}}))
+			for i, err := range errs {
+				require.Error(t, err, "call %d", i)
+				assert.Contains(t, err.Error(), "not made by robots.New", "call %d", i)
+				assert.NotContains(t, err.Error(), "hunter2", "call %d", i)
+				var re *robots.Error
+				assert.ErrorAs(t, err, &re, "call %d", i)
+			}
+			assert.Equal(t, 1, body.closes, "Observe closes the body whatever happens")
+			assert.Equal(t, robots.Stats{}, rc.Stats())
+			assert.Empty(t, rc.Agents())
+		})
+	}
+}
+
+// DESIGN: errors never carry a URL's password (url.URL.Redacted).
+func TestErrorsRedactPassword(t *testing.T) {
+	rc, err := robots.New(robots.Options{UserAgent: "TestBot/1.0"})
+	require.NoError(t, err)
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tt := range []struct {
+		ctx    context.Context
+		url    string
+		target error
+	}{
+		{context.Background(), "ftp://crawler:hunter2@example.com/x", robots.ErrInvalidURL},
+		{context.Background(), "https://crawler:hunter2@exa mple.com/x", robots.ErrInvalidURL},
+		{context.Background(), "https://crawler:hunter2\\@example.com/x", robots.ErrInvalidURL},
+		{canceled, "http://crawler:hunter2@127.0.0.1:1/x", context.Canceled},
+	} {
+		_, err := rc.Allowed(tt.ctx, tt.url)
+		require.ErrorIs(t, err, tt.target, tt.url)
+		assert.NotContains(t, err.Error(), "hunter2", tt.url)
+		assert.Contains(t, err.Error(), "crawler:xxxxx@", tt.url)
+		var re *robots.Error
+		require.ErrorAs(t, err, &re)
+		assert.NotContains(t, re.URL, "hunter2")
+	}
+	// An Error made by hand is redacted when printed.
+	e := &robots.Error{Op: "allowed", URL: "https://u:hunter2@example.com/", Err: robots.ErrDisallowed}
+	assert.NotContains(t, e.Error(), "hunter2")
+}
+
+// closeCounter is a body that counts its Close calls.
+type closeCounter struct {
+	*strings.Reader
+	closes int
+}
+
+func (c *closeCounter) Close() error {
+	c.closes++
+	return nil
+}
+
+// DESIGN, fetching: an undecodable body (deflate, br, or labeled gzip but
+// not gzip: only gzip is asked for and decoded) is parsed anyway, as text; it
+// yields warnings, not rules, so everything is allowed, even what the
+// encoded file disallows.
+func TestUndecodableBodyParsedAnyway(t *testing.T) {
+	var deflated bytes.Buffer
+	zw := zlib.NewWriter(&deflated)
+	_, err := zw.Write([]byte("User-agent: *\nDisallow: /\n"))
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+	tests := []struct {
+		name, encoding string
+		body           []byte
+	}{
+		{"deflate", "deflate", deflated.Bytes()},
+		{"br", "br", []byte("\x1b\x19\x00\xf8\xa5\x40\xc2\xc4\xbc\x94\x11\x0e\x00\x00User-agent\xff\x00/")},
+		{"mislabeled gzip", "gzip", deflated.Bytes()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSite(t, robotsTxt(string(tt.body), "Content-Encoding", tt.encoding))
+			var got []byte
+			c := newClient(t, newClock(), robots.Options{OnFetch: func(e robots.FetchEvent) {
+				require.NotNil(t, e.Result)
+				got = e.Result.Body
+			}})
+			d, err := c.Check(context.Background(), s.URL+"/private/page")
+			require.NoError(t, err)
+			assert.True(t, d.Allowed)
+			assert.Equal(t, robots.NoGroup, d.Reason, "no group could be read")
+			assert.Equal(t, http.StatusOK, d.StatusCode)
+			assert.Equal(t, "200 OK: success", d.Outcome, "a file, not a failure")
+
+			// What was parsed is the body as sent, and the parser says why it
+			// found no rules.
+			assert.Equal(t, tt.body, got)
+			r := parser.Parse(got)
+			assert.Empty(t, r.Groups)
+			assert.NotEmpty(t, r.Warnings)
+		})
+	}
 }

@@ -36,3 +36,23 @@ func TestConformance(t *testing.T) {
 	}
 	t.Logf("conformance: %d/%d vectors pass", passed, len(cases))
 }
+
+// Issue 11 item 7: a full User-Agent string where the product token belongs
+// counts as its token; the strings Google's suite pins stay unmatched.
+func TestAllowedByUserAgentString(t *testing.T) {
+	body := []byte("User-agent: NewcomerBot\nDisallow: /private\n\nUser-agent: Foo\nAllow: /\n\nUser-agent: *\nDisallow: /\n")
+	tests := []struct {
+		agent, url string
+		want       bool
+	}{
+		{"NewcomerBot", "https://example.com/page", true},
+		{"NewcomerBot/1.0", "https://example.com/page", true},
+		{"NewcomerBot/1.0 (+https://example.com/bot)", "https://example.com/page", true},
+		{"NewcomerBot/1.0", "https://example.com/private/x", false},
+		{"Foo Bar", "https://example.com/page", false},                           // Google: GoogleOnly_AcceptUserAgentUpToFirstSpace
+		{"Mozilla/5.0 (compatible; Foo/1.0)", "https://example.com/page", false}, // names no crawler
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, robots.AllowedBy(body, tt.agent, tt.url), "agent %q, %s", tt.agent, tt.url)
+	}
+}

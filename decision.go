@@ -5,6 +5,7 @@ import (
 
 	"github.com/crawlkit/robots/fetch"
 	"github.com/crawlkit/robots/parser"
+	"github.com/crawlkit/robots/usage"
 )
 
 // Reason says why a Decision is what it is.
@@ -68,11 +69,18 @@ type Decision struct {
 	// fetched again.
 	Stale bool
 	// Rule is the deciding rule, as written, with its line, when Reason is
-	// RuleMatched.
+	// RuleMatched; otherwise the zero Rule, which prints as "(no rule)".
 	Rule parser.Rule
 	// Agents are the user-agent lines of the groups that applied; none when
 	// no group did or no file was used.
 	Agents []parser.Agent
+
+	// Usage are the AIPREF usage preferences the file states for the URL
+	// (see Client.Usage); all Unknown when it is not Allowed.
+	Usage usage.Prefs
+	// UsageRule is the Content-Usage rule that stated Usage, as written,
+	// with its line; the zero ContentUsage when none did.
+	UsageRule parser.ContentUsage
 
 	// RobotsURL is the robots.txt URL of the URL's authority.
 	RobotsURL string

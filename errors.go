@@ -3,13 +3,17 @@ package robots
 import (
 	"errors"
 	"strconv"
+
+	"github.com/crawlkit/robots/internal/authority"
 )
 
 // Sentinel errors, for errors.Is. Every error a Client returns is an *Error
 // that wraps one of these, a context error, or a configuration problem.
 var (
 	// ErrInvalidURL: the URL has no scheme, a scheme other than http or
-	// https, no host, a bad port, is too long, or does not parse.
+	// https, no host, a bad port, is too long, or does not parse. A URL is
+	// valid exactly when net/url accepts it and it names an http(s) host
+	// (so "http://a.test\@b.test/" is refused, never checked as b.test's).
 	ErrInvalidURL = errors.New("invalid URL")
 	// ErrDisallowed: robots.txt does not allow the crawler to fetch the
 	// URL. Package client's RoundTripper returns it for a refused request.
@@ -23,17 +27,25 @@ type Error struct {
 	// Op is the operation: "new", "allowed", "check", "crawl-delay",
 	// "sitemaps", "invalidate", or "round-trip".
 	Op string
-	// URL is the URL the operation was asked about, empty for "new".
+	// URL is the URL the operation was asked about, its password replaced
+	// by "xxxxx" as url.URL's Redacted does; empty for "new".
 	URL string
 	// Err is the cause.
 	Err error
 }
 
-// Error returns "robots: op "url": cause".
+// newError returns the error of operation op on rawURL, its password
+// redacted: errors end up in logs.
+func newError(op, rawURL string, err error) *Error {
+	return &Error{Op: op, URL: authority.Redact(rawURL), Err: err}
+}
+
+// Error returns "robots: op "url": cause", the URL's password, if any,
+// replaced by "xxxxx".
 func (e *Error) Error() string {
 	s := "robots: " + e.Op
 	if e.URL != "" {
-		u := e.URL
+		u := authority.Redact(e.URL)
 		if len(u) > 200 {
 			u = u[:200] + "…"
 		}

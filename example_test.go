@@ -16,6 +16,7 @@ import (
 	"github.com/crawlkit/robots/client"
 	"github.com/crawlkit/robots/matcher"
 	"github.com/crawlkit/robots/parser"
+	"github.com/crawlkit/robots/usage"
 )
 
 // The robots.txt of RFC 9309 §5.1.
@@ -46,6 +47,30 @@ func ExampleAllowedBy() {
 	// true
 	// false
 	// false
+}
+
+// What a robots.txt states about the use of what it lets a crawler fetch
+// (AIPREF, draft-ietf-aipref-attach-05 §3), combined with what a response's
+// Content-Usage header states.
+func ExampleUsageBy() {
+	body := []byte(`User-agent: *
+Disallow: /private/
+Content-Usage: train-ai=n
+Content-Usage: /blog/ train-ai=y, search=y
+`)
+	blog := robots.UsageBy(body, "ExampleBot", "https://example.com/blog/post")
+	fmt.Println(blog)
+	fmt.Println(robots.UsageBy(body, "ExampleBot", "https://example.com/shop/item"))
+	fmt.Println(robots.UsageBy(body, "ExampleBot", "https://example.com/private/x")) // not crawlable: nothing stated
+
+	h := http.Header{"Content-Usage": {"search=n"}} // the response's own statement
+	p := usage.Combine(blog, usage.FromHeader(h))
+	fmt.Println(p, p.Get(usage.TrainAI) == usage.Yes)
+	// Output:
+	// train-ai=y, search=y
+	// train-ai=n
+	//
+	// train-ai=y, search=n true
 }
 
 // Parse once, compile once per crawler, then ask many questions; Match says

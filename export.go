@@ -15,6 +15,9 @@ import (
 // with a count and a checksum, and holds files and times, never compiled
 // rules.
 func (c *Client) Export(w io.Writer) error {
+	if !c.made() {
+		return &Error{Op: "export", Err: errNotNew}
+	}
 	sw := cache.NewStreamWriter(w)
 	for _, r := range c.cache.Records() {
 		if err := sw.Write(r); err != nil {
@@ -38,6 +41,9 @@ func (c *Client) Export(w io.Writer) error {
 // cache.ErrMalformedRecord and add nothing. Import holds the stream's
 // records in memory until it has checked the whole stream.
 func (c *Client) Import(r io.Reader) error {
+	if !c.made() {
+		return &Error{Op: "import", Err: errNotNew}
+	}
 	recs, err := cache.ReadStream(r)
 	if err != nil {
 		return &Error{Op: "import", Err: err}

@@ -2,6 +2,7 @@ package robots
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -144,6 +145,28 @@ func BenchmarkCacheMemory(b *testing.B) {
 	})
 }
 
+// MaxBytes is clamped to [500 KiB, 32 MiB]: the floor is RFC 9309 §2.5's,
+// the ceiling bounds what parsing and compiling one file can allocate.
+func TestMaxBytesBounds(t *testing.T) {
+	for _, tt := range []struct {
+		asked, want int64
+	}{
+		{0, 500 << 10},
+		{-1, 500 << 10},
+		{100, 500 << 10},
+		{500<<10 + 1, 500<<10 + 1},
+		{8 << 20, 8 << 20},
+		{32 << 20, 32 << 20},
+		{32<<20 + 1, 32 << 20},
+		{1 << 30, 32 << 20},
+		{math.MaxInt64, 32 << 20},
+	} {
+		o := Options{MaxBytes: tt.asked}
+		assert.Equal(t, tt.want, o.maxBytes(), "MaxBytes %d", tt.asked)
+	}
+	assert.EqualValues(t, 32<<20, fetch.MaxMaxBytes, "the ceiling documented on Options.MaxBytes")
+}
+
 // The budget never goes below 16 times the body cap, so the largest files
 // fit.
 func TestCacheBytesBounds(t *testing.T) {
@@ -157,6 +180,7 @@ func TestCacheBytesBounds(t *testing.T) {
 		{Options{CacheBytes: 1}, 16 * fetch.DefaultMaxBytes},
 		{Options{CacheBytes: 1, MaxBytes: 4 << 20}, 64 << 20},
 		{Options{MaxBytes: 8 << 20}, 128 << 20},
+		{Options{MaxBytes: 1 << 40}, 16 * fetch.MaxMaxBytes},
 	} {
 		assert.Equal(t, tt.want, tt.o.cacheBytes(), "%+v", tt.o)
 	}

@@ -30,7 +30,10 @@ func (c *Client) Observe(robotsURL string, resp *http.Response) error {
 		if resp != nil && resp.Body != nil {
 			resp.Body.Close()
 		}
-		return &Error{Op: "observe", URL: robotsURL, Err: err}
+		return newError("observe", robotsURL, err)
+	}
+	if !c.made() {
+		return fail(errNotNew)
 	}
 	a, err := authority.Parse(robotsURL)
 	if err != nil {
@@ -54,15 +57,15 @@ func (c *Client) Observe(robotsURL string, resp *http.Response) error {
 	}
 	res, err := c.fetcher.Read(robotsURL, resp)
 	if err != nil {
-		return &Error{Op: "observe", URL: robotsURL, Err: err}
+		return newError("observe", robotsURL, err)
 	}
 	now := c.now()
 	out := c.classify.Classify(res, now)
 	if out.Verdict == status.NotModified && held.GoodCopy() == nil {
-		return &Error{Op: "observe", URL: robotsURL, Err: errors.New("a 304, but no copy is held")}
+		return newError("observe", robotsURL, errors.New("a 304, but no copy is held"))
 	}
 	if err := c.cache.Put(a.Key, c.policy.Next(a.Key, held, res, out, now)); err != nil {
-		return &Error{Op: "observe", URL: robotsURL, Err: err}
+		return newError("observe", robotsURL, err)
 	}
 	c.stats.observed.Add(1)
 	return nil

@@ -40,9 +40,16 @@ import (
 //
 // rawURL may be absolute ("https://example.com/a?b") or a bare path ("/a?b");
 // only its path and query count, and an empty rawURL means "/". Raw non-ASCII
-// octets are percent-encoded before matching (RFC 9309 §2.2.2). The agent is
-// used as given: one that is not a valid product token (letters, '_' and '-')
-// matches no specific group, so the "*" groups apply.
+// octets are percent-encoded before matching (RFC 9309 §2.2.2).
+//
+// agent is a product token ("NewcomerBot"). A full User-Agent product given
+// instead ("NewcomerBot/1.0 (+https://…)") counts as its token, as
+// Options.UserAgent does. Any other string that is not a valid product token
+// (letters, '_' and '-'), such as "Foo Bar", "AB42bot" or a browser's
+// "Mozilla/5.0 (…)", matches no specific group, so the "*" groups apply: so
+// does Google's reference matcher, and its test suite requires it ("Foo Bar"
+// must not obey the group of "User-agent: Foo"). Taking the leading token of
+// such strings, as Options.UserAgent does, would break those vectors.
 //
 // AllowedBy parses body on every call; to ask many questions of one file,
 // use parser.Parse and matcher.Compile once.

@@ -22,7 +22,7 @@ type Stats struct {
 	Fetches uint64
 	// FetchErrors counts fetches that left the authority unreachable, by
 	// class: a transport failure's class ("dns", "timeout", …) or "status"
-	// for a 429, 5xx or odd status.
+	// for a 429, a 5xx, or any other status outside 200–599.
 	FetchErrors map[string]uint64
 
 	// Entries is the number of authorities cached now, and Bytes what they

@@ -6,9 +6,10 @@
 //	resp, err := hc.Get("https://example.com/private/page")
 //	if errors.Is(err, robots.ErrDisallowed) { … }
 //
-// Requests for /robots.txt pass straight through, and so do the robots.txt
-// fetches of the robots.Client itself, so wrapping the very client that
-// fetches robots.txt cannot recurse.
+// Requests for /robots.txt pass straight through, decided as
+// robots.Client.Allowed decides them, and so do the robots.txt fetches of
+// the robots.Client itself, so wrapping the very client that fetches
+// robots.txt cannot recurse.
 //
 // Non-goals: crawl-delay or rate limiting (see robots.Client.CrawlDelay),
 // and robots meta tags or X-Robots-Tag headers, which govern indexing, not
@@ -16,11 +17,11 @@
 package client
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/crawlkit/robots"
 	"github.com/crawlkit/robots/internal/bypass"
-	"github.com/crawlkit/robots/internal/urlpath"
 )
 
 // Transport is an http.RoundTripper that sends a request through Base only
@@ -31,38 +32,62 @@ type Transport struct {
 	// Base sends the requests that are allowed. Nil means
 	// http.DefaultTransport.
 	Base http.RoundTripper
-	// Robots decides. It must not be nil.
+	// Robots decides. Nil makes every request fail, unsent, with an error
+	// saying so: there is no default robots.Client, since one needs the
+	// crawler's User-Agent.
 	Robots *robots.Client
 }
 
-// RoundTrip sends req through Base when robots.txt allows its URL. When it
-// does not, RoundTrip returns an error for which
-// errors.Is(err, robots.ErrDisallowed) holds, and the server never sees the
-// request. When robots.txt cannot be consulted (the request's context ends
-// first, or its URL is not http(s)), the error says so, as an *robots.Error.
+// errNoRobots is why a Transport without a robots.Client sends nothing.
+var errNoRobots = errors.New("client: Transport.Robots is nil: nothing to check robots.txt with")
+
+// RoundTrip sends req through Base when robots.txt allows its URL, as
+// Robots.Allowed decides it: a request for /robots.txt itself is allowed
+// without a fetch, and one for /robots.txt with a query is another URL,
+// decided by the rules (RFC 9309 §2.2.2). When robots.txt does not allow the
+// URL, RoundTrip returns an error for which errors.Is(err,
+// robots.ErrDisallowed) holds, and the server never sees the request. When
+// robots.txt cannot be consulted (the request's context ends first, its URL
+// is not http(s), or Robots is nil), the error says so, as a *robots.Error.
+// No error quotes the URL's password.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	base := t.Base
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	if bypass.Is(req.Context()) || req.URL != nil && urlpath.Path(req.URL.EscapedPath()) == "/robots.txt" {
-		return base.RoundTrip(req)
+	if bypass.Is(req.Context()) {
+		return t.base().RoundTrip(req) // the robots.Client's own fetch
 	}
 	if req.URL == nil {
 		closeBody(req)
 		return nil, &robots.Error{Op: "round-trip", Err: robots.ErrInvalidURL}
 	}
-	u := req.URL.String()
-	ok, err := t.Robots.Allowed(req.Context(), u)
+	if t.Robots == nil {
+		closeBody(req)
+		return nil, &robots.Error{Op: "round-trip", URL: req.URL.Redacted(), Err: errNoRobots}
+	}
+	ok, err := t.Robots.Allowed(req.Context(), req.URL.String())
 	if err != nil {
 		closeBody(req)
 		return nil, err
 	}
 	if !ok {
 		closeBody(req)
-		return nil, &robots.Error{Op: "round-trip", URL: u, Err: robots.ErrDisallowed}
+		return nil, &robots.Error{Op: "round-trip", URL: req.URL.Redacted(), Err: robots.ErrDisallowed}
 	}
-	return base.RoundTrip(req)
+	return t.base().RoundTrip(req)
+}
+
+// CloseIdleConnections closes the idle connections of Base (of
+// http.DefaultTransport when Base is nil) if it has such a method, as
+// http.Client.CloseIdleConnections does for its Transport.
+func (t *Transport) CloseIdleConnections() {
+	if ci, ok := t.base().(interface{ CloseIdleConnections() }); ok {
+		ci.CloseIdleConnections()
+	}
+}
+
+func (t *Transport) base() http.RoundTripper {
+	if t.Base == nil {
+		return http.DefaultTransport
+	}
+	return t.Base
 }
 
 // closeBody closes the body of a request that will not be sent, as the
@@ -76,7 +101,8 @@ func closeBody(req *http.Request) {
 // Wrap returns a copy of hc whose requests, redirects included, are checked
 // with rc first: its Transport is a Transport over hc's (nil meaning
 // http.DefaultTransport). hc itself is not changed; a nil hc stands for
-// http.DefaultClient.
+// http.DefaultClient. A nil rc makes every request fail, unsent, with an
+// error saying so.
 func Wrap(hc *http.Client, rc *robots.Client) *http.Client {
 	if hc == nil {
 		hc = http.DefaultClient

@@ -238,3 +238,121 @@ func TestWrapNil(t *testing.T) {
 	require.True(t, ok)
 	assert.Nil(t, tr.Base, "nil Base means http.DefaultTransport")
 }
+
+// DESIGN: errors never carry a URL's password. http.Client strips it from
+// its *url.Error; the robots.Error inside must not quote it either.
+func TestErrorsRedactPassword(t *testing.T) {
+	s := newServer(t, "User-agent: *\nDisallow: /private\n", nil)
+	base := &http.Client{Transport: transport(t)}
+	tr := &client.Transport{Base: base.Transport, Robots: newRobots(t, base)}
+	withPassword := func(rawURL string) *url.URL {
+		u, err := url.Parse(rawURL)
+		require.NoError(t, err)
+		u.User = url.UserPassword("crawler", "hunter2")
+		return u
+	}
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	other := newServer(t, "", nil) // not cached: a canceled request waits on its fetch
+	tests := []struct {
+		name   string
+		ctx    context.Context
+		url    *url.URL
+		target error
+	}{
+		{"disallowed", context.Background(), withPassword(s.URL + "/private/x"), robots.ErrDisallowed},
+		{"invalid URL", context.Background(), withPassword("ftp://example.com/x"), robots.ErrInvalidURL},
+		{"canceled", canceled, withPassword(other.URL + "/x"), context.Canceled},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := (&http.Request{Method: http.MethodGet, URL: tt.url, Header: http.Header{}}).WithContext(tt.ctx)
+			_, err := tr.RoundTrip(req)
+			require.ErrorIs(t, err, tt.target)
+			assert.NotContains(t, err.Error(), "hunter2")
+			var re *robots.Error
+			require.ErrorAs(t, err, &re)
+			assert.NotContains(t, re.URL, "hunter2")
+			assert.Contains(t, re.URL, "crawler:xxxxx@", "redacted as url.URL.Redacted does")
+		})
+	}
+}
+
+// http.Client.CloseIdleConnections reaches the wrapped transport through
+// the Transport.
+func TestCloseIdleConnectionsForwarded(t *testing.T) {
+	base := &idleCounter{}
+	hc := client.Wrap(&http.Client{Transport: base}, newRobots(t, &http.Client{Transport: transport(t)}))
+	hc.CloseIdleConnections()
+	assert.Equal(t, int32(1), base.closed.Load())
+
+	// A Base without the method is left alone.
+	(&client.Transport{Base: roundTripFunc(func(*http.Request) (*http.Response, error) { return nil, nil })}).CloseIdleConnections()
+}
+
+type idleCounter struct {
+	http.RoundTripper
+	closed atomic.Int32
+}
+
+func (c *idleCounter) CloseIdleConnections() { c.closed.Add(1) }
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// RFC 9309 §2.2.2: /robots.txt is implicitly allowed; /robots.txt?x=1 is
+// another URL, decided by the rules. The Transport decides each as Allowed
+// does.
+func TestRobotsTxtDecidedAsAllowed(t *testing.T) {
+	s := newServer(t, "User-agent: *\nDisallow: /\n", nil)
+	base := &http.Client{Transport: transport(t)}
+	rc := newRobots(t, base)
+	hc := client.Wrap(base, rc)
+	ctx := context.Background()
+	for _, path := range []string{"/robots.txt", "/robots.txt?x=1", "/%72obots.txt", "/robots.txt?", "/robots.txt#top"} {
+		allowed, err := rc.Allowed(ctx, s.URL+path)
+		require.NoError(t, err, path)
+		resp, err := hc.Get(s.URL + path)
+		if allowed {
+			require.NoError(t, err, path)
+			resp.Body.Close()
+		} else {
+			assert.ErrorIs(t, err, robots.ErrDisallowed, path)
+		}
+	}
+	allowed, _ := rc.Allowed(ctx, s.URL+"/robots.txt?x=1")
+	assert.False(t, allowed, "Disallow: / covers /robots.txt?x=1")
+	for _, p := range s.asked() {
+		assert.NotContains(t, p, "x=1", "the Transport never sent what Allowed refuses")
+	}
+}
+
+// A Transport without a robots.Client, or with one not made by robots.New,
+// fails every request at once with a clear error, and sends nothing.
+func TestNoRobotsClient(t *testing.T) {
+	s := newServer(t, "", nil)
+	tests := []struct {
+		name string
+		hc   *http.Client
+		want string
+	}{
+		{"Wrap(nil, nil)", client.Wrap(nil, nil), "Transport.Robots is nil"},
+		{"zero Transport", &http.Client{Transport: &client.Transport{}}, "Transport.Robots is nil"},
+		{"zero robots.Client", client.Wrap(&http.Client{Transport: transport(t)}, &robots.Client{}), "not made by robots.New"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := &trackingBody{Reader: strings.NewReader("payload")}
+			req, err := http.NewRequest(http.MethodPost, s.URL+"/page", body)
+			require.NoError(t, err)
+			_, err = tt.hc.Do(req)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+			var re *robots.Error
+			assert.ErrorAs(t, err, &re)
+			assert.True(t, body.closed.Load(), "body closed")
+		})
+	}
+	assert.Empty(t, s.asked(), "nothing was sent")
+}

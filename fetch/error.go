@@ -51,7 +51,9 @@ const (
 	// HeadersTooLarge: the response headers exceeded Config.MaxHeaderBytes.
 	HeadersTooLarge
 	// BadResponse: not an HTTP response: a malformed status line or header,
-	// no response at all, or a body that does not decode.
+	// no response at all, or a gzip body (labeled gzip and starting as gzip
+	// does) whose decoding fails, as a transfer gone wrong. A body in an
+	// encoding the Fetcher does not decode is no failure: see Result.Body.
 	BadResponse
 	// Other: a failure of none of the kinds above.
 	Other

@@ -8,7 +8,11 @@
 // across hosts unless told to stay on the same site, with loop detection),
 // under one deadline for all hops. It reads a 2xx body up to MaxBytes after
 // gzip decoding, drops a line cut in half by that cap, and bounds response
-// headers. The Result records the status, headers, body, redirect chain,
+// headers. gzip is the only encoding it asks for and decodes: a body in
+// another encoding (deflate, br, …), or labeled gzip without being gzip, is
+// returned as sent, not as a failure. Parsed as text, such a body yields
+// warnings and no rules, so it allows everything (the project's DESIGN:
+// undecodable bodies are parsed anyway). The Result records the status, headers, body, redirect chain,
 // timings and, when something failed, a classified *Error. Package status
 // turns a Result into a verdict. Read makes the same Result of a response
 // the caller fetched itself.
@@ -43,8 +47,12 @@ const (
 	// DefaultMaxBytes is the default, and the smallest allowed, body cap:
 	// RFC 9309 §2.5 requires parsing at least 500 KiB.
 	DefaultMaxBytes = 500 << 10
-	// MaxMaxBytes is the largest body cap allowed.
-	MaxMaxBytes = 1 << 30
+	// MaxMaxBytes is the largest body cap allowed, 32 MiB: 64 times what
+	// RFC 9309 §2.5 asks for, and far above any real robots.txt (Google reads
+	// 500 KiB). Parsing and compiling a body allocates up to 8 times its size,
+	// so a body at this cap costs at most about 300 MB in all, its own bytes
+	// included; a cap of a gigabyte could cost gigabytes per fetch.
+	MaxMaxBytes = 32 << 20
 	// DefaultTimeout bounds a whole fetch, all redirects included.
 	DefaultTimeout = 30 * time.Second
 	// DefaultMaxRedirects is the number of consecutive redirects followed
@@ -85,7 +93,7 @@ type Config struct {
 
 	// MaxBytes is the most bytes of a 2xx body read, after gzip decoding.
 	// Values below DefaultMaxBytes (including zero) mean DefaultMaxBytes;
-	// values above MaxMaxBytes mean MaxMaxBytes. A fetch holds at most
+	// values above MaxMaxBytes (32 MiB) mean MaxMaxBytes. A fetch holds at most
 	// MaxBytes+1 bytes of body and 1/16 of that besides while it grows its
 	// buffer; a small file costs little whatever the cap.
 	MaxBytes int64

@@ -3,6 +3,9 @@ package fetch_test
 import (
 	"bytes"
 	"compress/gzip"
+	"compress/zlib"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -89,11 +92,24 @@ func TestConnectionRefused(t *testing.T) {
 	outcome(t, res, status.DisallowAll, status.Unreachable)
 }
 
-// DESIGN row "network error: DNS". RFC 6761: names under .invalid never
-// resolve.
+// DESIGN row "network error: DNS". The resolver is the pure Go one with no
+// server to ask: every lookup fails at once, whatever the machine's
+// resolver, network or /etc/resolv.conf. (RFC 6761: names under .invalid
+// never resolve, should a lookup get out anyway.)
 func TestDNSFailure(t *testing.T) {
-	res := get(t, fetch.Config{Timeout: 5 * time.Second}, "http://robots-test.invalid/robots.txt")
+	resolver := &net.Resolver{
+		PreferGo: true,
+		Dial: func(context.Context, string, string) (net.Conn, error) {
+			return nil, errors.New("no DNS server in this test")
+		},
+	}
+	dialer := &net.Dialer{Resolver: resolver}
+	hc := &http.Client{Transport: &http.Transport{DialContext: dialer.DialContext}}
+	res := get(t, fetch.Config{HTTPClient: hc, Timeout: 5 * time.Second}, "http://robots-test.invalid/robots.txt")
 	failed(t, res, fetch.DNS, "GET")
+	var dnsErr *net.DNSError
+	require.ErrorAs(t, res.Err, &dnsErr)
+	assert.Equal(t, "robots-test.invalid", dnsErr.Name)
 	outcome(t, res, status.DisallowAll, status.Unreachable)
 }
 
@@ -215,6 +231,23 @@ func TestBodyCap(t *testing.T) {
 	})
 }
 
+// The cap has a ceiling of 32 MiB, whatever MaxBytes asks: a body past it is
+// cut there, as past any cap.
+func TestBodyCapCeiling(t *testing.T) {
+	const ceiling = 32 << 20
+	require.EqualValues(t, ceiling, fetch.MaxMaxBytes)
+	big := strings.Repeat(line, ceiling/len(line)+2)
+	srv := serve(t, text(200, big))
+	for _, asked := range []int64{ceiling + 1, 1 << 30, math.MaxInt64} {
+		res := get(t, fetch.Config{MaxBytes: asked}, srv.URL+"/robots.txt")
+		assert.Nil(t, res.Err)
+		assert.True(t, res.Truncated, "MaxBytes %d", asked)
+		assert.Len(t, res.Body, ceiling/len(line)*len(line), "MaxBytes %d", asked)
+	}
+	res := get(t, fetch.Config{MaxBytes: ceiling}, srv.URL+"/robots.txt")
+	assert.Len(t, res.Body, ceiling/len(line)*len(line), "at the ceiling")
+}
+
 // STYLE.md 12: the body bound, tested at the bound.
 func TestBodyCapBound(t *testing.T) {
 	const max = fetch.DefaultMaxBytes
@@ -291,6 +324,8 @@ func TestGzip(t *testing.T) {
 		{"mislabeled", "gzip", []byte(rules), rules, 0},
 		{"empty", "gzip", nil, "", 0},
 		{"unrequested encoding", "br", []byte("\x1b\x00"), "\x1b\x00", 0},
+		// DESIGN: undecodable bodies are parsed anyway; deflate is not asked for.
+		{"deflate", "deflate", deflated(t, rules), string(deflated(t, rules)), 0},
 		{"checksum", "gzip", corrupt, "", fetch.BadResponse},
 		{"truncated", "gzip", member[:len(member)/2], "", fetch.BodyCut},
 	}
@@ -454,4 +489,14 @@ func TestTLS(t *testing.T) {
 	plain := serve(t, text(200, rules))
 	res = get(t, fetch.Config{}, strings.Replace(plain.URL, "http://", "https://", 1)+"/robots.txt")
 	failed(t, res, fetch.TLS, "GET")
+}
+
+// deflated returns s compressed with zlib, as Content-Encoding: deflate means.
+func deflated(t testing.TB, s string) []byte {
+	var b bytes.Buffer
+	w := zlib.NewWriter(&b)
+	_, err := io.WriteString(w, s)
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	return b.Bytes()
 }

@@ -22,7 +22,8 @@ type Result struct {
 	FinalURL string
 
 	// StatusCode is the status of the response to FinalURL, 0 when none was
-	// obtained. It may lie outside 100–599: servers send what they like.
+	// obtained. It may lie outside 100–599: servers send what they like
+	// (package status counts any status outside 200–599 as unreachable).
 	StatusCode int
 
 	// Header holds the headers of the response to FinalURL, nil when none
@@ -30,9 +31,10 @@ type Result struct {
 	Header http.Header
 
 	// Body is the body of a 2xx last response, at most MaxBytes long after
-	// gzip decoding; nil for other statuses, whose bodies are not read. When
-	// Err is set, Body holds what was read before the failure and is not the
-	// file.
+	// gzip decoding; nil for other statuses, whose bodies are not read. A
+	// body in another encoding (deflate, br, …), or labeled gzip without
+	// starting as gzip does, is kept as sent, undecoded. When Err is set,
+	// Body holds what was read before the failure and is not the file.
 	Body []byte
 
 	// Truncated reports that the body was longer than MaxBytes: Body holds

@@ -73,11 +73,15 @@ func matchSegments(path string, pos int, anchored bool, text string, segs []span
 
 // Compile selects the groups of r that apply to a crawler known by the
 // given product tokens (RFC 9309 §2.2.1) and compiles their rules. A token is
-// compared with each user-agent line's token ignoring case; a string that is
-// not a valid product token (letters, '_' and '-' only) matches no line. With
-// no matching group the "*" groups apply. A nil r allows everything. The
-// Matcher keeps no reference to r.
+// compared with each user-agent line's token ignoring case. A full User-Agent
+// product given instead ("NewcomerBot/1.0 (+https://…)") counts as its token
+// ("NewcomerBot"), as robots.Options.UserAgent does; any other string that
+// is not a valid product token (letters, '_' and '-' only), such as "Foo Bar"
+// or "Mozilla/5.0 (…)", matches no line, as in Google's reference matcher.
+// With no matching group the "*" groups apply. A nil r allows everything.
+// The Matcher keeps no reference to r.
 func Compile(r *parser.Robots, agents ...string) *Matcher {
+	agents = productTokens(agents)
 	m := &Matcher{}
 	var groups []*parser.Group
 	if r != nil {
@@ -119,6 +123,8 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 		}
 	}
 	m.set = newPatternSet(entries, text)
+	m.usage = compileUsage(groups)
+	m.signal, m.signalRecord = compileSignal(r, groups)
 	return m
 }
 

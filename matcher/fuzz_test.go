@@ -53,6 +53,7 @@ func FuzzMatch(f *testing.F) {
 func FuzzMatchRobots(f *testing.F) {
 	f.Add([]byte(rfc9309Example), "foobot", "/example/page.html")
 	f.Add([]byte("User-agent: Bot2\nDisallow: /\nUser-agent: *\nAllow: /"), "Bot", "/x")
+	f.Add([]byte("User-agent: Bot\nDisallow: /\nUser-agent: *\nAllow: /"), "Bot/1.0 (+https://example.com)", "/x")
 	for _, b := range sharedtest.CorpusSample(f, 100) {
 		f.Add(b, "Googlebot", "/search?q=1")
 	}

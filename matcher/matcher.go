@@ -42,6 +42,7 @@ import (
 
 	"github.com/crawlkit/robots/internal/urlpath"
 	"github.com/crawlkit/robots/parser"
+	"github.com/crawlkit/robots/usage"
 )
 
 // Matcher answers whether paths are allowed for one crawler. It is
@@ -53,6 +54,10 @@ type Matcher struct {
 	agents     []parser.Agent // the user-agent lines of the selected groups
 	groups     int            // number of selected groups
 	crawlDelay time.Duration
+
+	usage        *usageRules // the Content-Usage rules of the selected groups; nil for none
+	signal       usage.Signal
+	signalRecord parser.ContentSignal
 }
 
 // Reason says why a Result is what it is.
@@ -147,6 +152,7 @@ func (m *Matcher) decide(path string) (int32, Reason) {
 // crawler's rules and without building the trie. For more than a few
 // questions about one file, Compile once and ask the Matcher.
 func MatchOnce(r *parser.Robots, path string, agents ...string) Result {
+	agents = productTokens(agents)
 	path = urlpath.Path(path)
 	if path == "/robots.txt" {
 		return Result{Allowed: true, Reason: RobotsTxt}
@@ -196,7 +202,8 @@ func (m *Matcher) Size() int64 {
 	for _, a := range m.agents {
 		n += int64(len(a.Value))
 	}
-	return n
+	n += int64(len(m.signalRecord.Value))
+	return n + m.usage.size()
 }
 
 // CrawlDelay returns the largest crawl-delay among the groups that apply to

@@ -173,7 +173,8 @@ func TestGroupSelection(t *testing.T) {
 		{"AB42bot is AB", "User-agent: AB42bot\nDisallow: /\n", []string{"AB42bot"}, []check{{"/x", true}}, matcher.NoGroup},
 		{"Foo Bar is Foo", "User-agent: Foo Bar\nDisallow: /\n", []string{"Foo"}, []check{{"/x", false}}, matcher.RuleMatched},
 		{"no substring match", "User-agent: Googlebot-Image\nDisallow: /\n", []string{"Googlebot"}, []check{{"/x", true}}, matcher.NoGroup},
-		{"caller token must be a token", "User-agent: Foo\nDisallow: /\n", []string{"Foo/1.0"}, []check{{"/x", true}}, matcher.NoGroup},
+		// A full User-Agent product counts as its token (issue 11 item 7).
+		{"caller Foo/1.0 is Foo", "User-agent: Foo\nDisallow: /\n", []string{"Foo/1.0"}, []check{{"/x", false}}, matcher.RuleMatched},
 		// RFC 9309 §2.2.1 Figure 2: groups naming the crawler merge.
 		{"merge", "User-agent: ExampleBot\nDisallow: /foo\nDisallow: /bar\n\nUser-agent: ExampleBot\nDisallow: /baz\n",
 			[]string{"ExampleBot"}, []check{{"/foo", false}, {"/bar", false}, {"/baz", false}, {"/qux", true}}, matcher.RuleMatched},

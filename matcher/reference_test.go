@@ -77,6 +77,10 @@ func refGroups(r *parser.Robots, agents []string) []parser.Group {
 				continue
 			}
 			for _, want := range agents {
+				// "Bot/1.0 (…)" counts as "Bot", a browser's "Mozilla/…" does not.
+				if tok, _, ok := strings.Cut(want, "/"); ok && tok != "" && refToken(tok) == tok && !strings.EqualFold(tok, "Mozilla") {
+					want = tok
+				}
 				if want != "" && refToken(want) == want && strings.EqualFold(refToken(a.Value), want) {
 					named = true
 				}

@@ -72,13 +72,15 @@ func report(l line) googleLine {
 }
 
 func scanAll(body []byte) []line {
-	sc := newScanner(string(body))
+	sc := newScanner(body)
 	var out []line
-	var l line
-	for sc.next(&l) {
+	for {
+		l, ok := sc.next()
+		if !ok {
+			return out
+		}
 		out = append(out, l)
 	}
-	return out
 }
 
 func isStandard(k key) bool {

@@ -2,11 +2,14 @@ package parser
 
 import (
 	"bytes"
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/crawlkit/robots/usage"
 )
 
 // MaxLineLength is the number of bytes of a line that are used; the rest of
@@ -14,35 +17,38 @@ import (
 // bytes including the C string terminator.
 const MaxLineLength = 2083*8 - 1
 
+// MaxWarnings is the number of warnings a Robots keeps: the first ones, in
+// line order. The rest are counted in Robots.OmittedWarnings. A file of junk
+// would otherwise cost a warning for every two bytes, many times its size;
+// the most a file of the real corpus has is 1,311, in an HTML page.
+const MaxWarnings = 1000
+
+// MaxOther is the number of uninterpreted records a Robots keeps in Other:
+// the first ones, in line order. The rest are counted in Robots.OmittedOther.
+// Real files hold a few hundred at most; "x: y" lines would otherwise cost
+// eight times their size.
+const MaxOther = 1000
+
+// maxQuoted is the most bytes of a key or value quoted in a warning's
+// message; a longer one is cut and "…" appended.
+const maxQuoted = 64
+
 // Parse parses a robots.txt body. It never fails: lines that do not parse
 // are skipped and reported in Robots.Warnings. Every byte of body is read;
 // bounding the size is the caller's job (RFC 9309 §2.5 asks for at least
 // 500 KiB). The returned Robots shares no memory with body.
+//
+// Parse reads the lines twice: once to count what the file holds, then to
+// store it, so that every slice of the Robots and the one string that holds
+// all the values it keeps are allocated once, at their final size. It
+// allocates nothing for blank lines, comments and lines it cannot use, and a
+// bounded amount for the warnings and uninterpreted records it keeps.
 func Parse(body []byte) *Robots {
-	r := &Robots{}
-	b := builder{r: r, group: -1}
-	// Most lines of most files are rules: reserve room for one per line
-	// (counted at memory speed) rather than regrow the slice many times.
-	n := bytes.Count(body, []byte{'\n'})
-	if n == 0 {
-		n = bytes.Count(body, []byte{'\r'}) // an old Mac file, or one line
-	}
-	if n > 8 {
-		b.rules = make([]Rule, 0, n+1)
-	}
-	sc := newScanner(string(body))
-	var l line
-	for sc.next(&l) {
-		b.add(&l)
-	}
-	b.finish()
-	r.Lines = sc.num
-	if sc.partialBOM {
-		// Put the warning first: it is about line 1.
-		r.Warnings = append([]Warning{{Line: 1, Kind: InvalidUTF8,
-			Message: "an incomplete UTF-8 byte order mark at the start was skipped"}}, r.Warnings...)
-	}
-	return r
+	count := builder{counting: true}
+	count.run(body)
+	b := newBuilder(&count.n)
+	b.r.Lines = b.run(body)
+	return b.finish()
 }
 
 // key identifies what a line's key stands for.
@@ -56,17 +62,19 @@ const (
 	keySitemap
 	keyCrawlDelay
 	keyContentUsage
+	keyContentSignal
 	keyUnused  // a known non-standard key that is kept uninterpreted
 	keyUnknown // any other key
 )
 
-// line is one line of a robots.txt file, split into key and value.
+// line is one line of a robots.txt file, split into key and value. Its
+// slices point into the body: whatever is kept is copied.
 type line struct {
 	num          int
-	text         string // the line as used: cut at MaxLineLength and at NUL
+	text         []byte // the line as used: cut at MaxLineLength and at NUL
 	key          key
-	rawKey       string // the key as written
-	value        string
+	rawKey       []byte // the key as written
+	value        []byte
 	typo         bool // key accepted as a misspelling or extension
 	missingColon bool
 	tooLong      bool
@@ -79,14 +87,14 @@ type line struct {
 // scanner splits a robots.txt body into lines at LF, CR and CRLF, skipping a
 // leading (possibly partial) UTF-8 byte order mark.
 type scanner struct {
-	s          string
+	s          []byte
 	pos        int // start of the next line; len(s)+1 when done
 	num        int // number of the last line returned
 	lf, cr     int // next LF and CR at or after pos, len(s) when none
 	partialBOM bool
 }
 
-func newScanner(s string) *scanner {
+func newScanner(s []byte) scanner {
 	const bom = "\xEF\xBB\xBF"
 	n := 0
 	for n < len(bom) && n < len(s) && s[n] == bom[n] {
@@ -94,16 +102,16 @@ func newScanner(s string) *scanner {
 	}
 	// Only a complete BOM, or a leading part of one followed by something
 	// else, is skipped: Google skips the longest common prefix.
-	return &scanner{s: s, pos: n, lf: -1, cr: -1, partialBOM: n > 0 && n < len(bom)}
+	return scanner{s: s, pos: n, lf: -1, cr: -1, partialBOM: n > 0 && n < len(bom)}
 }
 
-// next sets l to the next line and reports whether there was one. A body
-// has one line more than it has line endings, so a final line ending is
-// followed by an empty last line.
-func (sc *scanner) next(l *line) bool {
+// next returns the next line and reports whether there was one. A body has
+// one line more than it has line endings, so a final line ending is followed
+// by an empty last line.
+func (sc *scanner) next() (line, bool) {
 	s := sc.s
 	if sc.pos > len(s) {
-		return false
+		return line{}, false
 	}
 	// The positions of the next LF and CR are remembered across lines, so a
 	// body with only one kind of line ending is still scanned once.
@@ -124,66 +132,80 @@ func (sc *scanner) next(l *line) bool {
 		sc.pos = end + 1
 	}
 	sc.num++
-	split(l, sc.num, text)
-	return true
+	return split(sc.num, text), true
 }
 
-func indexFrom(s string, from int, c byte) int {
-	if i := strings.IndexByte(s[from:], c); i >= 0 {
+func indexFrom(s []byte, from int, c byte) int {
+	if i := bytes.IndexByte(s[from:], c); i >= 0 {
 		return from + i
 	}
 	return len(s)
 }
 
-// split parses one line into l as Google's reference parser does: the line
-// is cut at MaxLineLength and at a NUL byte, the comment is removed, and the
-// rest is split at the first colon into key and value, both trimmed. Without
-// a colon, a line of exactly two white-space separated tokens is accepted.
-func split(l *line, num int, text string) {
-	*l = line{num: num}
+// split parses one line as Google's reference parser does: the line is cut
+// at MaxLineLength and at a NUL byte, the comment is removed, and the rest is
+// split at the first colon into key and value, both trimmed. Without a colon,
+// a line of exactly two white-space separated tokens is accepted.
+//
+// The line is returned by value: it lives on the caller's stack, and filling
+// it needs no write barrier, which costs more than splitting while the
+// garbage collector runs.
+func split(num int, text []byte) (l line) {
+	l.num = num
 	if len(text) > MaxLineLength {
 		text, l.tooLong = text[:MaxLineLength], true
 	}
-	if i := strings.IndexByte(text, 0); i >= 0 {
+	if i := bytes.IndexByte(text, 0); i >= 0 {
 		text, l.nul = text[:i], true
 	}
 	l.text = text
-	if i := strings.IndexByte(text, '#'); i >= 0 {
+	if i := bytes.IndexByte(text, '#'); i >= 0 {
 		text, l.comment = text[:i], true
 	}
 	text = trim(text)
-	if text == "" {
+	if len(text) == 0 {
 		l.empty = true
-		return
+		return l
 	}
-	sep := strings.IndexByte(text, ':')
-	var k, v string
+	sep := bytes.IndexByte(text, ':')
+	var k, v []byte
 	if sep >= 0 {
 		k, v = trim(text[:sep]), trim(text[sep+1:])
 	} else {
-		ws := strings.IndexAny(text, " \t")
+		ws := indexSpace(text)
 		if ws < 0 {
 			l.unparsable = true
-			return
+			return l
 		}
 		k, v = text[:ws], trim(text[ws:])
-		if strings.ContainsAny(v, " \t") {
+		if indexSpace(v) >= 0 {
 			l.unparsable = true // more than two tokens
-			return
+			return l
 		}
 		l.missingColon = true
 	}
-	if k == "" {
+	if len(k) == 0 {
 		l.unparsable = true
-		return
+		return l
 	}
 	l.rawKey, l.value = k, v
 	l.key, l.typo = classify(k)
+	return l
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' }
 
-func trim(s string) string {
+// indexSpace returns the index of the first space or tab in s, -1 if none.
+func indexSpace(s []byte) int {
+	for i, c := range s {
+		if isSpace(c) {
+			return i
+		}
+	}
+	return -1
+}
+
+func trim(s []byte) []byte {
 	for len(s) > 0 && isSpace(s[0]) {
 		s = s[1:]
 	}
@@ -195,7 +217,7 @@ func trim(s string) string {
 
 // hasPrefixFold reports whether s starts with prefix, ignoring ASCII case.
 // prefix must be lower case.
-func hasPrefixFold(s, prefix string) bool {
+func hasPrefixFold(s []byte, prefix string) bool {
 	if len(s) < len(prefix) {
 		return false
 	}
@@ -211,7 +233,7 @@ func hasPrefixFold(s, prefix string) bool {
 	return true
 }
 
-func anyPrefixFold(s string, prefixes ...string) bool {
+func anyPrefixFold(s []byte, prefixes ...string) bool {
 	for _, p := range prefixes {
 		if hasPrefixFold(s, p) {
 			return true
@@ -222,16 +244,22 @@ func anyPrefixFold(s string, prefixes ...string) bool {
 
 // unusedKeys are non-standard keys that real files use and that the parser
 // keeps in Robots.Other without a warning.
-var unusedKeys = []string{
-	"host", "clean-param", "noindex", "noarchive", "nofollow", "request-rate",
-	"visit-time", "revisit-after", "domain", "content-signal",
+var unusedKeys = [][]byte{
+	[]byte("host"), []byte("clean-param"), []byte("noindex"), []byte("noarchive"), []byte("nofollow"),
+	[]byte("request-rate"), []byte("visit-time"), []byte("revisit-after"), []byte("domain"),
 }
+
+var (
+	crawlDelayKey    = []byte("crawl-delay")
+	contentUsageKey  = []byte("content-usage")
+	contentSignalKey = []byte("content-signal")
+)
 
 // classify says which key k stands for. As in Google's parser, the four
 // standard keys are matched by case-insensitive prefix ("Disallowed" is a
 // disallow) and with Google's accepted misspellings; typo reports that the key
 // is not exactly the standard one.
-func classify(k string) (key, bool) {
+func classify(k []byte) (key, bool) {
 	switch {
 	case hasPrefixFold(k, "user-agent"):
 		return keyUserAgent, len(k) != len("user-agent")
@@ -247,13 +275,15 @@ func classify(k string) (key, bool) {
 		return keySitemap, len(k) != len("sitemap")
 	case hasPrefixFold(k, "site-map"):
 		return keySitemap, true
-	case strings.EqualFold(k, "crawl-delay"):
+	case bytes.EqualFold(k, crawlDelayKey):
 		return keyCrawlDelay, false
-	case strings.EqualFold(k, "content-usage"):
+	case bytes.EqualFold(k, contentUsageKey):
 		return keyContentUsage, false
+	case bytes.EqualFold(k, contentSignalKey):
+		return keyContentSignal, false
 	}
 	for _, u := range unusedKeys {
-		if strings.EqualFold(k, u) {
+		if bytes.EqualFold(k, u) {
 			return keyUnused, false
 		}
 	}
@@ -267,46 +297,135 @@ var canonicalKeys = [...]string{
 	keySitemap:   "sitemap",
 }
 
-// builder assembles a Robots from lines.
+// builder assembles a Robots from lines, in two passes over them. Counting,
+// it only counts what it would store; storing, it fills slices allocated at
+// the counted sizes, and a string that holds every value kept.
 //
-// The agents and rules of a group are contiguous in file order (a group ends
-// where the next begins), so all of them live in two shared slices and each
-// group gets its part at the end: no allocation per group.
+// The agents, rules and Content-Usage records of a group are contiguous in
+// file order (a group ends where the next begins), so all of them live in
+// three shared slices and each group gets its part when it ends: no
+// allocation per group.
 type builder struct {
-	r        *Robots
-	group    int  // index of the current group, -1 before the first
-	inRules  bool // a rule has been seen since the last user-agent line
-	hasDelay bool // the current group has a crawl-delay
-	sitemaps map[string]struct{}
+	r        *Robots // nil when counting
+	counting bool
+	n        tally // what has been stored, or counted, so far
+
+	inRules  bool  // a rule has been seen since the last user-agent line
+	hasDelay bool  // the current group has a crawl-delay
+	start    tally // where the current group's agents, rules and usages start
 
 	agents []Agent
 	rules  []Rule
-	starts []span // where each group's agents and rules start
+	usages []ContentUsage
+	text   strings.Builder // the values kept, back to back
 }
 
-type span struct{ agent, rule int }
+// tally counts what a file holds.
+type tally struct {
+	groups, agents, rules, usages, signals, other, sitemaps int
+	bytes                                                   int // of the values kept
+}
 
-// finish hands every group its agents and rules.
-func (b *builder) finish() {
-	if cap(b.rules) > 2*len(b.rules)+16 {
-		// Do not keep the room reserved for lines that were not rules.
-		b.rules = slices.Clone(b.rules)
+// newBuilder returns a builder that stores what n counted.
+func newBuilder(n *tally) *builder {
+	b := &builder{r: &Robots{}}
+	if n.groups > 0 {
+		b.r.Groups = make([]Group, 0, n.groups)
+		b.agents = make([]Agent, 0, n.agents)
 	}
-	b.starts = append(b.starts, span{len(b.agents), len(b.rules)})
-	for i := range b.r.Groups {
-		s, e := b.starts[i], b.starts[i+1]
-		g := &b.r.Groups[i]
-		// Full slice expressions: appending to one group's slice must not
-		// overwrite the next group's.
-		g.Agents = b.agents[s.agent:e.agent:e.agent]
-		if s.rule < e.rule {
-			g.Rules = b.rules[s.rule:e.rule:e.rule]
+	if n.rules > 0 {
+		b.rules = make([]Rule, 0, n.rules)
+	}
+	if n.usages > 0 {
+		b.usages = make([]ContentUsage, 0, n.usages)
+	}
+	if n.signals > 0 {
+		b.r.ContentSignals = make([]ContentSignal, 0, n.signals)
+	}
+	if n.other > 0 {
+		b.r.Other = make([]Record, 0, n.other)
+	}
+	if n.sitemaps > 0 {
+		b.r.Sitemaps = make([]string, 0, n.sitemaps)
+	}
+	b.text.Grow(n.bytes)
+	return b
+}
+
+// run adds every line of body and returns the number of lines.
+func (b *builder) run(body []byte) int {
+	sc := newScanner(body)
+	if sc.partialBOM {
+		b.warn(1, InvalidUTF8, "an incomplete UTF-8 byte order mark at the start was skipped")
+	}
+	for {
+		l, ok := sc.next()
+		if !ok {
+			break
 		}
+		b.add(&l)
 	}
+	return sc.num
+}
+
+// str returns v as a string that the Robots keeps, or counts its bytes.
+func (b *builder) str(v []byte) string {
+	if b.counting {
+		b.n.bytes += len(v)
+		return ""
+	}
+	if len(v) == 0 {
+		return ""
+	}
+	// The text was grown to hold every value, so it never moves: the
+	// strings returned stay valid, and share its one allocation.
+	n := b.text.Len()
+	b.text.Write(v)
+	return b.text.String()[n:]
+}
+
+// finish ends the last group and returns the Robots.
+func (b *builder) finish() *Robots {
+	b.endGroup()
+	b.r.Sitemaps = dedupe(b.r.Sitemaps)
+	return b.r
+}
+
+// endGroup hands the current group its agents, rules and usages.
+func (b *builder) endGroup() {
+	if b.counting || b.n.groups == 0 {
+		return
+	}
+	g := &b.r.Groups[b.n.groups-1]
+	// Full slice expressions: appending to one group's slice must not
+	// overwrite the next group's.
+	g.Agents = b.agents[b.start.agents:len(b.agents):len(b.agents)]
+	if b.start.rules < len(b.rules) {
+		g.Rules = b.rules[b.start.rules:len(b.rules):len(b.rules)]
+	}
+	if b.start.usages < len(b.usages) {
+		g.ContentUsage = b.usages[b.start.usages:len(b.usages):len(b.usages)]
+	}
+
+}
+
+// keepWarning reports whether a warning is kept: one is, up to MaxWarnings;
+// the rest are counted.
+func (b *builder) keepWarning() bool {
+	switch {
+	case b.counting:
+		return false
+	case len(b.r.Warnings) < MaxWarnings:
+		return true
+	}
+	b.r.OmittedWarnings++
+	return false
 }
 
 func (b *builder) warn(num int, kind WarningKind, msg string) {
-	b.r.Warnings = append(b.r.Warnings, Warning{Line: num, Kind: kind, Message: msg})
+	if b.keepWarning() {
+		b.r.Warnings = append(b.r.Warnings, Warning{Line: num, Kind: kind, Message: msg})
+	}
 }
 
 func (b *builder) add(l *line) {
@@ -317,21 +436,33 @@ func (b *builder) add(l *line) {
 			b.warn(l.num, Unparsable, "not a \"key: value\" record; ignored")
 		}
 	case keyUserAgent:
-		if b.group < 0 || b.inRules {
-			b.r.Groups = append(b.r.Groups, Group{})
-			b.starts = append(b.starts, span{len(b.agents), len(b.rules)})
-			b.group, b.inRules, b.hasDelay = len(b.r.Groups)-1, false, false
+		if b.n.groups == 0 || b.inRules {
+			b.endGroup()
+			b.n.groups++
+			if !b.counting {
+				b.r.Groups = append(b.r.Groups, Group{})
+			}
+			b.start = b.n
+			b.inRules, b.hasDelay = false, false
 		}
-		b.agents = append(b.agents, Agent{Value: l.value, Line: l.num})
-		if l.value == "" {
+		v := b.str(l.value)
+		b.n.agents++
+		if !b.counting {
+			b.agents = append(b.agents, Agent{Value: v, Line: l.num})
+		}
+		if len(l.value) == 0 {
 			b.warn(l.num, InvalidValue, "empty user-agent; it names no crawler")
 		}
 	case keyAllow, keyDisallow:
-		if b.group < 0 {
+		if b.n.groups == 0 {
 			b.warn(l.num, OutsideGroup, "rule before any user-agent line; ignored")
 			return
 		}
-		b.rules = append(b.rules, Rule{Allow: l.key == keyAllow, Pattern: l.value, Line: l.num})
+		v := b.str(l.value)
+		b.n.rules++
+		if !b.counting {
+			b.rules = append(b.rules, Rule{Allow: l.key == keyAllow, Pattern: v, Line: l.num})
+		}
 		b.inRules = true
 	case keySitemap:
 		b.sitemap(l)
@@ -339,27 +470,39 @@ func (b *builder) add(l *line) {
 		b.crawlDelay(l)
 	case keyContentUsage:
 		b.contentUsage(l)
+	case keyContentSignal:
+		b.contentSignal(l)
 	case keyUnused:
 		b.other(l)
 	case keyUnknown:
 		b.other(l)
-		b.warn(l.num, UnknownKey, unknownKeyMessage(l.rawKey))
+		if b.keepWarning() {
+			b.warn1(l.num, UnknownKey, unknownKeyMessage(l.rawKey))
+		}
 	}
+}
+
+// warn1 adds a warning that keepWarning allowed.
+func (b *builder) warn1(num int, kind WarningKind, msg string) {
+	b.r.Warnings = append(b.r.Warnings, Warning{Line: num, Kind: kind, Message: msg})
 }
 
 // lineWarnings reports what is wrong with the line itself, whatever its key.
 func (b *builder) lineWarnings(l *line) {
+	if b.counting {
+		return
+	}
 	if l.tooLong {
-		b.warn(l.num, LineTooLong, "line longer than "+strconv.Itoa(MaxLineLength)+" bytes; the rest was ignored")
+		b.warn(l.num, LineTooLong, lineTooLong)
 	}
 	if l.nul {
 		b.warn(l.num, NULByte, "NUL byte; the rest of the line was ignored")
 	}
 	if !isASCII(l.text) {
-		if !utf8.ValidString(l.text) {
+		if !utf8.Valid(l.text) {
 			b.warn(l.num, InvalidUTF8, "not valid UTF-8")
 		}
-		if strings.Contains(l.text, "\uFEFF") {
+		if bytes.Contains(l.text, bomRune) {
 			b.warn(l.num, BOMNotAtStart, "byte order mark (U+FEFF) after the start of the file")
 		}
 	}
@@ -367,14 +510,26 @@ func (b *builder) lineWarnings(l *line) {
 		// An unknown key without a colon ("<br />") is reported as unknown.
 		b.warn(l.num, MissingColon, "no colon between key and value; accepted")
 	}
-	if l.typo {
-		b.warn(l.num, Misspelling, strconv.Quote(l.rawKey)+" accepted as "+canonicalKeys[l.key])
+	if l.typo && b.keepWarning() {
+		b.warn1(l.num, Misspelling, quote(l.rawKey)+" accepted as "+canonicalKeys[l.key])
 	}
+}
+
+var lineTooLong = "line longer than " + strconv.Itoa(MaxLineLength) + " bytes; the rest was ignored"
+
+var bomRune = []byte("\uFEFF")
+
+// quote returns s quoted as a Go string literal, cut after maxQuoted bytes.
+func quote(s []byte) string {
+	if len(s) > maxQuoted {
+		return strconv.Quote(string(s[:maxQuoted]) + "…")
+	}
+	return strconv.Quote(string(s))
 }
 
 // isASCII reports whether s holds only ASCII octets, eight at a time: most
 // lines do, and then they are valid UTF-8 without a byte order mark.
-func isASCII(s string) bool {
+func isASCII(s []byte) bool {
 	const high = 0x8080808080808080
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
@@ -393,61 +548,102 @@ func isASCII(s string) bool {
 	return true
 }
 
-func unknownKeyMessage(k string) string {
-	msg := "unknown key " + strconv.Quote(k) + "; kept, not interpreted"
-	if strings.HasPrefix(k, "\u00EF\u00BB\u00BF") {
+func unknownKeyMessage(k []byte) string {
+	msg := "unknown key " + quote(k) + "; kept, not interpreted"
+	if bytes.HasPrefix(k, []byte("\u00EF\u00BB\u00BF")) {
 		msg += " (it starts with a byte order mark encoded twice)"
 	}
 	return msg
 }
 
+// other keeps the line in Robots.Other, up to MaxOther records.
 func (b *builder) other(l *line) {
-	b.r.Other = append(b.r.Other, Record{Key: l.rawKey, Value: l.value, Line: l.num})
+	if b.n.other >= MaxOther {
+		if !b.counting {
+			b.r.OmittedOther++
+		}
+		return
+	}
+	b.n.other++
+	k, v := b.str(l.rawKey), b.str(l.value)
+	if !b.counting {
+		b.r.Other = append(b.r.Other, Record{Key: k, Value: v, Line: l.num})
+	}
 }
 
+// sitemap keeps the line's value; duplicates are removed at the end.
 func (b *builder) sitemap(l *line) {
-	if l.value == "" {
+	if len(l.value) == 0 {
 		b.warn(l.num, InvalidValue, "empty sitemap; ignored")
 		return
 	}
-	r := b.r
-	// Small files: a linear scan; larger ones switch to a set.
-	const linear = 16
-	if len(r.Sitemaps) < linear {
-		for _, s := range r.Sitemaps {
-			if s == l.value {
-				return
-			}
-		}
-	} else {
-		if b.sitemaps == nil {
-			b.sitemaps = make(map[string]struct{}, 2*linear)
-			for _, s := range r.Sitemaps {
-				b.sitemaps[s] = struct{}{}
-			}
-		}
-		if _, dup := b.sitemaps[l.value]; dup {
-			return
-		}
-		b.sitemaps[l.value] = struct{}{}
+	v := b.str(l.value)
+	b.n.sitemaps++
+	if !b.counting {
+		b.r.Sitemaps = append(b.r.Sitemaps, v)
 	}
-	r.Sitemaps = append(r.Sitemaps, l.value)
+}
+
+// dedupe removes from s, in place, every string equal to an earlier one.
+// The strings must not be empty.
+func dedupe(s []string) []string {
+	if len(s) <= 16 {
+		out := s[:0]
+		for _, v := range s {
+			if !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	// Sort the indices by value, then by position: of each run of equal
+	// values, all but the first are duplicates, emptied here and dropped
+	// below. An index costs less than a set's entry.
+	idx := make([]int, len(s))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(i, j int) int {
+		if c := strings.Compare(s[i], s[j]); c != 0 {
+			return c
+		}
+		return cmp.Compare(i, j)
+	})
+	prev := s[idx[0]]
+	for _, i := range idx[1:] {
+		if s[i] == prev {
+			s[i] = ""
+		} else {
+			prev = s[i]
+		}
+	}
+	out := slices.DeleteFunc(s, func(v string) bool { return v == "" })
+	if cap(out) > len(out)+len(out)/4+16 {
+		// Do not keep the room taken by duplicates.
+		out = slices.Clone(out)
+	}
+	return out
 }
 
 func (b *builder) crawlDelay(l *line) {
 	d, ok := parseSeconds(l.value)
 	switch {
 	case !ok:
-		b.warn(l.num, InvalidValue, "crawl-delay "+strconv.Quote(l.value)+" is not a number of seconds; kept, not interpreted")
+		if b.keepWarning() {
+			b.warn1(l.num, InvalidValue, "crawl-delay "+quote(l.value)+" is not a number of seconds; kept, not interpreted")
+		}
 		b.other(l)
-	case b.group < 0:
+	case b.n.groups == 0:
 		b.warn(l.num, OutsideGroup, "crawl-delay before any user-agent line; kept, not interpreted")
 		b.other(l)
 	case b.hasDelay:
 		b.warn(l.num, InvalidValue, "second crawl-delay in one group; the first applies")
 		b.other(l)
 	default:
-		b.r.Groups[b.group].CrawlDelay, b.hasDelay = d, true
+		b.hasDelay = true
+		if !b.counting {
+			b.r.Groups[b.n.groups-1].CrawlDelay = d
+		}
 	}
 }
 
@@ -457,9 +653,9 @@ const maxSeconds = int64(1<<63-1) / int64(time.Second)
 // parseSeconds parses a non-negative decimal number of seconds, such as "10"
 // or "0.5", into a Duration, saturating at the largest Duration. It accepts
 // nothing else: no sign, exponent, hex, Inf or NaN.
-func parseSeconds(s string) (time.Duration, bool) {
-	intPart, frac, _ := strings.Cut(s, ".")
-	if intPart == "" && frac == "" || !allDigits(intPart) || !allDigits(frac) {
+func parseSeconds(s []byte) (time.Duration, bool) {
+	intPart, frac, _ := bytes.Cut(s, []byte{'.'})
+	if len(intPart) == 0 && len(frac) == 0 || !allDigits(intPart) || !allDigits(frac) {
 		return 0, false
 	}
 	var secs int64
@@ -481,33 +677,82 @@ func parseSeconds(s string) (time.Duration, bool) {
 	return d, true
 }
 
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
+func allDigits(s []byte) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
 			return false
 		}
 	}
 	return true
 }
 
+// contentUsage adds a Content-Usage rule to the group. It is a group rule
+// like Allow and Disallow, so a user-agent line after it starts a new group
+// (draft-ietf-aipref-attach-05 §3: "rule =/ content-usage").
 func (b *builder) contentUsage(l *line) {
-	if b.group < 0 {
-		b.warn(l.num, OutsideGroup, "content-usage before any user-agent line; kept, not interpreted")
+	if b.n.groups == 0 {
+		b.warn(l.num, OutsideGroup, "content-usage before any user-agent line; ignored")
 		b.other(l)
 		return
 	}
-	if l.value == "" {
-		b.warn(l.num, InvalidValue, "empty content-usage; kept, not interpreted")
-		b.other(l)
+	b.inRules = true
+	v := b.str(l.value)
+	b.n.usages++
+	if b.counting {
 		return
 	}
-	cu := ContentUsage{Preferences: l.value, Line: l.num}
-	if l.value[0] == '/' || l.value[0] == '*' {
-		// "Content-Usage: /path/ prefs": a path pattern, then preferences.
-		if i := strings.IndexAny(l.value, " \t"); i >= 0 {
-			cu.Path, cu.Preferences = l.value[:i], trim(l.value[i:])
+	cu := splitContentUsage(v)
+	cu.Line = l.num
+	switch {
+	case v == "":
+		b.warn(l.num, InvalidValue, "empty content-usage; every usage preference it states is unknown")
+	case v[0] == '*':
+		b.warn(l.num, InvalidValue, "content-usage path must start with \"/\", not \"*\"; the whole value was read as preferences")
+	}
+	if v != "" && b.keepWarning() {
+		for _, p := range usage.Validate(cu.Preferences) {
+			if p.Kind == usage.Syntax || p.Kind == usage.Empty {
+				b.warn1(l.num, InvalidValue, "content-usage preferences do not parse ("+p.Message+"); every usage preference of the rule is unknown")
+				break
+			}
 		}
 	}
-	g := &b.r.Groups[b.group]
-	g.ContentUsage = append(g.ContentUsage, cu)
+	b.usages = append(b.usages, cu)
+}
+
+// splitContentUsage splits a Content-Usage value into its optional path and
+// its preferences. A path is there only when the value starts with "/"; it
+// ends at the first space or tab, and the whole run of them after it
+// separates it from the preferences (draft-ietf-aipref-attach-05 §3.2).
+func splitContentUsage(v string) ContentUsage {
+	if v == "" || v[0] != '/' {
+		return ContentUsage{Preferences: v}
+	}
+	i := strings.IndexAny(v, " \t")
+	if i < 0 {
+		return ContentUsage{Path: v}
+	}
+	return ContentUsage{Path: v[:i], Preferences: strings.TrimLeft(v[i:], " \t")}
+}
+
+// contentSignal adds a Content-Signal record (Cloudflare's, not AIPREF) to
+// the group. It is not a rule: like Crawl-delay it does not end a run of
+// user-agent lines, so grouping stays as Google reads it.
+func (b *builder) contentSignal(l *line) {
+	if b.n.groups == 0 {
+		b.warn(l.num, OutsideGroup, "content-signal before any user-agent line; kept, not interpreted")
+		b.other(l)
+		return
+	}
+	v := b.str(l.value)
+	b.n.signals++
+	if b.counting {
+		return
+	}
+	if b.keepWarning() {
+		if _, problems := usage.ParseSignal(v); len(problems) > 0 {
+			b.warn1(l.num, InvalidValue, "content-signal: "+problems[0].Message)
+		}
+	}
+	b.r.ContentSignals = append(b.r.ContentSignals, ContentSignal{Group: b.n.groups - 1, Value: v, Line: l.num})
 }

@@ -139,8 +139,7 @@ func TestKeys(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var l line
-			split(&l, 1, tt.line)
+			l := split(1, []byte(tt.line))
 			assert.Equal(t, tt.wantKey, l.key)
 			assert.Equal(t, tt.wantTypo, l.typo)
 		})
@@ -183,10 +182,9 @@ func TestSplit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var l line
-			split(&l, 1, tt.text)
-			assert.Equal(t, tt.wantKey, l.rawKey)
-			assert.Equal(t, tt.wantValue, l.value)
+			l := split(1, []byte(tt.text))
+			assert.Equal(t, tt.wantKey, string(l.rawKey))
+			assert.Equal(t, tt.wantValue, string(l.value))
 			assert.Equal(t, tt.missingColon, l.missingColon, "missingColon")
 			assert.Equal(t, tt.unparsable, l.unparsable, "unparsable")
 			assert.Equal(t, tt.empty, l.empty, "empty")
@@ -347,7 +345,7 @@ func TestCrawlDelay(t *testing.T) {
 		{"1 2", 0, false},
 	}
 	for _, tt := range tests {
-		got, ok := parseSeconds(tt.value)
+		got, ok := parseSeconds([]byte(tt.value))
 		assert.Equal(t, tt.ok, ok, "parseSeconds(%q)", tt.value)
 		assert.Equal(t, tt.want, got, "parseSeconds(%q)", tt.value)
 	}
@@ -371,9 +369,92 @@ func TestContentUsage(t *testing.T) {
 	assert.Equal(t, []ContentUsage{
 		{Preferences: "train-ai=n, search=y", Line: 4},
 		{Path: "/public/", Preferences: "train-ai=y", Line: 5},
+		{Line: 6}, // a rule whose preferences are all unknown (vocab-07 §6.5.1)
 	}, r.Groups[0].ContentUsage)
+	// RFC 9309 §2.2.2: a rule before any user-agent line is outside every group.
 	assert.Equal(t, []WarningKind{OutsideGroup, InvalidValue}, kinds(r))
-	assert.Len(t, r.Other, 2)
+	assert.Len(t, r.Other, 1)
+}
+
+// draft-ietf-aipref-attach-05 §3: "rule =/ content-usage", so Content-Usage
+// is a group rule: a user-agent line after it starts a new group, as after
+// Allow (aipref.md reading 1). Content-Signal is not a rule and, like any
+// other record, does not end the run.
+func TestContentUsageIsAGroupRule(t *testing.T) {
+	tests := []struct {
+		body   string
+		groups [][]string // the agents of each group
+	}{
+		{"User-agent: a\nContent-Usage: train-ai=n\nUser-agent: b\nDisallow: /\n", [][]string{{"a"}, {"b"}}},
+		{"User-agent: a\nAllow: /\nUser-agent: b\nDisallow: /\n", [][]string{{"a"}, {"b"}}},
+		{"User-agent: a\nContent-Signal: ai-train=no\nUser-agent: b\nDisallow: /\n", [][]string{{"a", "b"}}},
+		{"User-agent: a\nCrawl-delay: 1\nUser-agent: b\nDisallow: /\n", [][]string{{"a", "b"}}},
+	}
+	for _, tt := range tests {
+		r := Parse([]byte(tt.body))
+		var got [][]string
+		for _, g := range r.Groups {
+			var agents []string
+			for _, a := range g.Agents {
+				agents = append(agents, a.Value)
+			}
+			got = append(got, agents)
+		}
+		assert.Equal(t, tt.groups, got, "%q", tt.body)
+	}
+}
+
+// draft-ietf-aipref-attach-05 §3.2: a path is there only when the value
+// starts with "/"; it ends at the first SP or HTAB, and the whole run of them
+// separates it from the preferences (aipref.md reading 5). The value ends at
+// a comment and surrounding white space is not part of it (reading 6).
+func TestContentUsageValue(t *testing.T) {
+	tests := []struct {
+		line string
+		want ContentUsage
+		warn []WarningKind
+	}{
+		{"Content-Usage: train-ai=n", ContentUsage{Preferences: "train-ai=n"}, nil},
+		{"Content-Usage: /a/ train-ai=n", ContentUsage{Path: "/a/", Preferences: "train-ai=n"}, nil},
+		{"Content-Usage: /a/\t \ttrain-ai=n, search=y", ContentUsage{Path: "/a/", Preferences: "train-ai=n, search=y"}, nil},
+		{"content-usage :  /a/ train-ai=n   # comment", ContentUsage{Path: "/a/", Preferences: "train-ai=n"}, nil},
+		{"Content-Usage: /a/", ContentUsage{Path: "/a/"}, []WarningKind{InvalidValue}}, // no preferences: all unknown
+		{"Content-Usage: * train-ai=n", ContentUsage{Preferences: "* train-ai=n"}, []WarningKind{InvalidValue, InvalidValue}},
+		{"Content-Usage: a/ train-ai=n", ContentUsage{Preferences: "a/ train-ai=n"}, []WarningKind{InvalidValue}},
+		{"Content-Usage: train-ai=N", ContentUsage{Preferences: "train-ai=N"}, nil}, // a valid Dictionary; the value is unknown
+		{"Content-Usage: Train-AI=n", ContentUsage{Preferences: "Train-AI=n"}, []WarningKind{InvalidValue}},
+		{"Content-Usage: train-ai=n,", ContentUsage{Preferences: "train-ai=n,"}, []WarningKind{InvalidValue}},
+	}
+	for _, tt := range tests {
+		r := Parse([]byte("User-agent: *\n" + tt.line + "\n"))
+		require.Len(t, r.Groups, 1, tt.line)
+		tt.want.Line = 2
+		assert.Equal(t, []ContentUsage{tt.want}, r.Groups[0].ContentUsage, tt.line)
+		var warn []WarningKind
+		for _, w := range r.Warnings {
+			assert.Equal(t, 2, w.Line)
+			warn = append(warn, w.Kind)
+		}
+		assert.Equal(t, tt.warn, warn, tt.line)
+	}
+}
+
+func TestContentSignal(t *testing.T) {
+	r := Parse([]byte("Content-Signal: search=yes\nUser-Agent: *\nContent-Signal: search=yes,ai-train=no\nContent-signal: ai-input=maybe\nAllow: /\n"))
+	require.Len(t, r.Groups, 1)
+	assert.Equal(t, []ContentSignal{
+		{Group: 0, Value: "search=yes,ai-train=no", Line: 3},
+		{Group: 0, Value: "ai-input=maybe", Line: 4},
+	}, r.ContentSignals)
+	assert.Equal(t, []Record{{Key: "Content-Signal", Value: "search=yes", Line: 1}}, r.Other)
+	assert.Equal(t, []WarningKind{OutsideGroup, InvalidValue}, kinds(r))
+}
+
+func TestContentUsageString(t *testing.T) {
+	assert.Equal(t, "Content-Usage: train-ai=n", ContentUsage{Preferences: "train-ai=n"}.String())
+	assert.Equal(t, "Content-Usage: /a/ train-ai=n", ContentUsage{Path: "/a/", Preferences: "train-ai=n"}.String())
+	assert.Equal(t, "Content-Usage: /a/", ContentUsage{Path: "/a/"}.String())
+	assert.Equal(t, "(no rule)", ContentUsage{}.String())
 }
 
 func TestOtherRecords(t *testing.T) {
@@ -414,7 +495,8 @@ func TestIsValidToken(t *testing.T) {
 
 func TestRuleString(t *testing.T) {
 	assert.Equal(t, "Allow: /a", Rule{Allow: true, Pattern: "/a"}.String())
-	assert.Equal(t, "Disallow: ", Rule{}.String())
+	assert.Equal(t, "Disallow: ", Rule{Line: 3}.String(), "an empty Disallow of a file")
+	assert.Equal(t, "(no rule)", Rule{}.String(), "the zero Rule, where a result has no rule")
 }
 
 // rfc9309Example is the robots.txt of RFC 9309 §5.1, as the README uses it.

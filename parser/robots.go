@@ -12,7 +12,13 @@
 // blank lines and non-group records never end a group.
 //
 // Parse never fails and reads every byte it is given, in time linear in its
-// length. Non-goals: fetching (the 500 KiB cap belongs to the fetcher),
+// length. Its memory is linear too, and small: the Robots it returns keeps
+// the values of the records that matter and at most 6 times the body's
+// length in all (a file of nothing but the smallest groups), and Parse
+// allocates little more than that: nothing for blank lines, comments and
+// lines it cannot use. So that junk costs nothing, it keeps the first
+// MaxWarnings warnings and the first MaxOther uninterpreted records and
+// counts the rest. Non-goals: fetching (the 500 KiB cap belongs to the fetcher),
 // deciding whether a URL is allowed (package matcher does that), and
 // interpreting records other than those listed above.
 package parser
@@ -28,6 +34,13 @@ type Robots struct {
 	// user-agent lines and the rules that follow them (RFC 9309 §2.1).
 	Groups []Group
 
+	// ContentSignals are the Content-Signal records of the groups
+	// (Cloudflare's "search=yes, ai-train=no"; not AIPREF), in file order.
+	// They are rare, so they are kept here rather than in every Group. They
+	// do not end a run of user-agent lines; one before any group is in
+	// Other.
+	ContentSignals []ContentSignal
+
 	// Sitemaps are the values of the Sitemap records, in file order, each
 	// listed once. Sitemap records may appear anywhere in the file.
 	Sitemaps []string
@@ -35,12 +48,21 @@ type Robots struct {
 	// Other holds the records that the parser recognizes as "key: value" but
 	// does not interpret or cannot place: Host, Clean-param, Noindex, unknown
 	// keys, and Crawl-delay or Content-Usage records outside any group or
-	// with an invalid value. They never end a group (RFC 9309 §2.2.4).
+	// with an invalid value. They never end a group (RFC 9309 §2.2.4). Only
+	// the first MaxOther are kept.
 	Other []Record
 
+	// OmittedOther is the number of records past the first MaxOther, left
+	// out of Other.
+	OmittedOther int
+
 	// Warnings describe the lines accepted only leniently or not at all, in
-	// line order.
+	// line order. Only the first MaxWarnings are kept.
 	Warnings []Warning
+
+	// OmittedWarnings is the number of warnings past the first MaxWarnings,
+	// left out of Warnings.
+	OmittedWarnings int
 
 	// Lines is the number of lines in the file. A final line ending starts a
 	// last, empty line, as in Google's reference parser.
@@ -60,8 +82,9 @@ type Group struct {
 	// zero when it has none. Crawl-delay is not part of RFC 9309.
 	CrawlDelay time.Duration
 
-	// ContentUsage holds the group's AIPREF Content-Usage records in file
-	// order (draft-ietf-aipref-attach).
+	// ContentUsage holds the group's AIPREF Content-Usage rules in file
+	// order (draft-ietf-aipref-attach-05 §3). Like Allow and Disallow they
+	// are group rules: a user-agent line after one starts a new group.
 	ContentUsage []ContentUsage
 }
 
@@ -128,23 +151,57 @@ type Rule struct {
 	Line int
 }
 
-// String returns the rule as a robots.txt line, such as "Disallow: /a".
+// String returns the rule as a robots.txt line, such as
+// "Content-Usage: /a train-ai=n"; "(no rule)" for the zero ContentUsage, as
+// for the zero Rule.
+func (c ContentUsage) String() string {
+	switch {
+	case c == (ContentUsage{}):
+		return "(no rule)"
+	case c.Path == "":
+		return "Content-Usage: " + c.Preferences
+	case c.Preferences == "":
+		return "Content-Usage: " + c.Path
+	}
+	return "Content-Usage: " + c.Path + " " + c.Preferences
+}
+
+// String returns the rule as a robots.txt line, such as "Disallow: /a". The
+// zero Rule, which stands for no rule where a result has none to give (a
+// Decision or matcher.Result that no rule decided), is "(no rule)": a rule
+// of a file has a line number.
 func (r Rule) String() string {
+	if r == (Rule{}) {
+		return "(no rule)"
+	}
 	if r.Allow {
 		return "Allow: " + r.Pattern
 	}
 	return "Disallow: " + r.Pattern
 }
 
-// ContentUsage is one AIPREF Content-Usage record: usage preferences for the
+// ContentUsage is one AIPREF Content-Usage rule: usage preferences for the
 // content under an optional path ("Content-Usage: /public/ train-ai=y").
 type ContentUsage struct {
-	// Path is the path pattern the preferences apply to; empty when the
-	// record applies to everything the group covers.
+	// Path is the path pattern the preferences apply to, matched like an
+	// Allow or Disallow pattern; empty when the rule has none and applies to
+	// every path the group lets a crawler fetch. A path is there only when
+	// the value starts with "/" (draft-ietf-aipref-attach-05 §3.2).
 	Path string
-	// Preferences is the usage preference expression as written, such as
-	// "train-ai=n, search=y".
+	// Preferences is the usage preference Dictionary as written, such as
+	// "train-ai=n, search=y"; usage.Parse reads it.
 	Preferences string
+	// Line is the 1-based line number of the record.
+	Line int
+}
+
+// ContentSignal is one Content-Signal record of a group.
+type ContentSignal struct {
+	// Group is the index in Robots.Groups of the group it belongs to.
+	Group int
+	// Value is the value as written, such as "search=yes, ai-train=no";
+	// usage.ParseSignal reads it.
+	Value string
 	// Line is the 1-based line number of the record.
 	Line int
 }
@@ -166,7 +223,8 @@ type Warning struct {
 	Line int
 	// Kind says what is wrong with the line.
 	Kind WarningKind
-	// Message explains the warning in one lower-case phrase.
+	// Message explains the warning in one lower-case phrase. A key or
+	// value it quotes is cut after 64 bytes, and "…" appended.
 	Message string
 }
 

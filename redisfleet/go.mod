@@ -1,6 +1,6 @@
 module github.com/crawlkit/robots/redisfleet
 
-go 1.26.8
+go 1.26.0
 
 replace github.com/crawlkit/robots => ../
 

@@ -7,6 +7,8 @@
 // after RFC 9309 §2.3.1 and Google's interpretation:
 //
 //   - 2xx: the rules of the body (Rules); 204 or an empty body: AllowAll.
+//     A body the fetcher does not decode (deflate, br, labeled gzip but not
+//     gzip) is Rules too: parsed as text, it yields warnings and no rules.
 //   - 4xx other than 429: the file is unavailable: AllowAll (Google:
 //     "as if there's no robots.txt"); with Options.DisallowOnAuthError, 401
 //     and 403 are DisallowAll.

@@ -8,14 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
-	"os"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/crawlkit/robots"
-	"github.com/crawlkit/robots/matcher"
 	"github.com/crawlkit/robots/parser"
 )
 
@@ -30,10 +28,13 @@ the verdict (ALLOWED, DISALLOWED, or ERROR for a URL that cannot be decided),
 the URL, and why: the rule that decided and its line, or what stood in for
 rules ("no rule matched", "404 Not Found: unavailable", ...).
 
-With -file the rules come from a local robots.txt and no network is used;
-URLs may then also be bare paths ("/a?b=c"). Without it, each site's
-robots.txt is fetched once, as a crawler using the library would, and the
-decisions follow RFC 9309 for redirects, status codes and caching.
+With -file the rules come from a local robots.txt, read as crawlers read
+one (its first 500 KiB), and no network is used: every site is taken to
+serve that file. URLs may then also be bare paths ("/a?b=c"). Without -file,
+each site's robots.txt is fetched once, as a crawler using the library
+would, and the decisions follow RFC 9309 for redirects, status codes and
+caching. Either way a URL is valid exactly when the library accepts it (a
+bare path, when ` + pathSite + ` followed by the path is).
 
 With no URL arguments, URLs are read from standard input, one per line; blank
 lines are skipped. Flags come before the URLs.
@@ -48,7 +49,7 @@ ERROR line; the other URLs are still decided).
 const defaultAgent = "robots-cli"
 
 func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlags("check", checkUsage, stdout, stderr)
+	fs := newFlags("check", checkUsage, stderr)
 	agent := fs.String("agent", defaultAgent, "the crawler's product token (letters, '_' and '-'); the groups naming it apply, else the \"*\" groups")
 	file := fs.String("file", "", "decide against this local robots.txt instead of fetching each site's")
 	asJSON := fs.Bool("json", false, "print one JSON object per URL (JSON Lines) instead of text")
@@ -62,25 +63,24 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	out := bufio.NewWriterSize(stdout, 64<<10)
 	defer out.Flush()
-	c := &checker{agent: *agent, json: *asJSON, out: out}
-	if *file != "" {
-		body, err := os.ReadFile(*file)
-		if err != nil {
-			errorf(stderr, "check", "%v", err)
-			return exitError
-		}
-		c.m = matcher.Compile(parser.Parse(body), *agent)
-	} else {
-		if *ua == defaultUA && *agent != defaultAgent {
-			*ua = *agent + "/1.0 (+https://github.com/crawlkit/robots)" // name the crawler asked about
-		}
-		rc, err := robots.New(robots.Options{UserAgent: *ua, Agents: []string{*agent}, FetchTimeout: *timeout})
-		if err != nil {
-			errorf(stderr, "check", "%v", err)
-			return exitError
-		}
-		c.rc = rc
+	if *ua == defaultUA && *agent != defaultAgent {
+		*ua = *agent + "/1.0 (+https://github.com/crawlkit/robots)" // name the crawler asked about
 	}
+	o := robots.Options{UserAgent: *ua, Agents: []string{*agent}, FetchTimeout: *timeout}
+	if *file != "" {
+		res, err := readRobots(*file)
+		if err != nil {
+			errorf(stderr, "check", "%v", err)
+			return exitError
+		}
+		o.HTTPClient = &http.Client{Transport: fileTransport(res.Body)}
+	}
+	rc, err := robots.New(o)
+	if err != nil {
+		errorf(stderr, "check", "%v", err)
+		return exitError
+	}
+	c := &checker{agent: *agent, file: *file != "", rc: rc, json: *asJSON, out: out}
 
 	if fs.NArg() > 0 {
 		for _, u := range fs.Args() {
@@ -136,11 +136,37 @@ func eachLine(r io.Reader, fn func(line string, tooLong bool)) error {
 	}
 }
 
+// pathSite is the one site on which check -file decides every URL, bare
+// paths included: every site serves the file, so that it is fetched (from
+// memory) and parsed once, however many sites the URLs name. It is the
+// shortest http URL, so that no URL the library accepts becomes too long
+// when its own site is replaced by this one.
+const pathSite = "http://a"
+
+// fileTransport answers every request with body, as a 200: with -file,
+// every site serves the file. The library fetches and caches it per site
+// as it would over the network, so that check -file decides a URL as a
+// crawler using the library does, bounds and validity included.
+type fileTransport []byte
+
+func (body fileTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil {
+		req.Body.Close()
+	}
+	return &http.Response{
+		Status: "200 OK", StatusCode: http.StatusOK, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header:        http.Header{"Content-Type": {"text/plain"}},
+		Body:          io.NopCloser(bytes.NewReader(body)),
+		ContentLength: int64(len(body)),
+		Request:       req,
+	}, nil
+}
+
 // checker decides URLs and writes one line for each.
 type checker struct {
 	agent string
-	m     *matcher.Matcher // with -file
-	rc    *robots.Client   // without
+	file  bool // -file: the robots.txt comes from a file, every site serves it
+	rc    *robots.Client
 	json  bool
 	out   *bufio.Writer
 	line  []byte // reused output buffer
@@ -159,46 +185,49 @@ func (c *checker) checkLine(line string, tooLong bool) {
 
 // check decides rawURL and writes its line.
 func (c *checker) check(rawURL string) {
-	if c.m != nil {
-		pq, err := wirePath(rawURL)
-		if err != nil {
-			c.fail(rawURL, err.Error())
-			return
+	u := rawURL
+	if c.file {
+		if !strings.HasPrefix(rawURL, "/") {
+			// Invalidate checks rawURL as Allowed and Check do, and
+			// does nothing else here: only pathSite is ever cached.
+			if err := c.rc.Invalidate(rawURL); err != nil {
+				c.fail(rawURL, invalid(err))
+				return
+			}
+			u = afterAuthority(rawURL)
 		}
-		c.fileResult(rawURL, c.m.Match(pq))
-		return
+		u = pathSite + u
 	}
-	d, err := c.rc.Check(context.Background(), rawURL)
-	if err != nil {
-		c.fail(rawURL, err.Error())
-		return
+	d, err := c.rc.Check(context.Background(), u)
+	switch {
+	case err != nil:
+		c.fail(rawURL, invalid(err))
+	case c.file:
+		c.fileResult(rawURL, d)
+	default:
+		c.decision(rawURL, d)
 	}
-	c.decision(rawURL, d)
 }
 
-// wirePath returns the path and query of rawURL as sent on the wire: rawURL
-// is an absolute http(s) URL or a path starting with '/'.
-func wirePath(rawURL string) (string, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return "", fmt.Errorf("invalid URL: %v", errors.Unwrap(err))
+// invalid returns the message of err, a Client's error about a URL,
+// without the URL: the line names it already.
+func invalid(err error) string {
+	var re *robots.Error
+	if errors.As(err, &re) {
+		return re.Err.Error()
 	}
-	if !strings.HasPrefix(rawURL, "/") {
-		switch {
-		case u.Scheme != "http" && u.Scheme != "https":
-			return "", errors.New("invalid URL: neither an http(s) URL nor a path starting with /")
-		case u.Host == "":
-			return "", errors.New("invalid URL: no host")
-		}
+	return err.Error()
+}
+
+// afterAuthority returns the path, query and fragment of rawURL, a URL the
+// library accepts: what follows its authority, which ends where the
+// library's ends, at the first '/', '?' or '#' after "//".
+func afterAuthority(rawURL string) string {
+	_, rest, _ := strings.Cut(rawURL, "//")
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		return rest[i:]
 	}
-	p := u.EscapedPath()
-	if p == "" {
-		p = "/"
-	}
-	if u.RawQuery != "" || u.ForceQuery {
-		p += "?" + u.RawQuery
-	}
-	return p, nil
+	return ""
 }
 
 // jsonLine is the JSON form of one URL's decision.
@@ -254,26 +283,28 @@ func (c *checker) fail(rawURL, msg string) {
 	c.writeText("ERROR", rawURL, msg)
 }
 
-func (c *checker) fileResult(rawURL string, res matcher.Result) {
-	if !res.Allowed {
+// fileResult writes the decision on rawURL with -file: no fetch stands
+// behind it, so only the verdict and the rule.
+func (c *checker) fileResult(rawURL string, d robots.Decision) {
+	if !d.Allowed {
 		c.disallowed++
 	}
 	if c.json {
-		l := jsonLine{URL: rawURL, Allowed: &res.Allowed, Reason: res.Reason.String()}
-		if res.Reason == matcher.RuleMatched {
-			l.Rule = ruleJSON(res.Rule)
+		l := jsonLine{URL: rawURL, Allowed: &d.Allowed, Reason: d.Reason.String()}
+		if d.Reason == robots.RuleMatched {
+			l.Rule = ruleJSON(d.Rule)
 		}
 		c.writeJSON(l)
 		return
 	}
-	why := res.Reason.String()
-	switch res.Reason {
-	case matcher.RuleMatched:
-		why = ruleText(res.Rule)
-	case matcher.NoGroup:
+	why := d.Reason.String()
+	switch d.Reason {
+	case robots.RuleMatched:
+		why = ruleText(d.Rule)
+	case robots.NoGroup:
 		why = "no group for " + c.agent + " and no * group"
 	}
-	c.writeText(verdict(res.Allowed), rawURL, why)
+	c.writeText(verdict(d.Allowed), rawURL, why)
 }
 
 func (c *checker) decision(rawURL string, d robots.Decision) {

@@ -23,7 +23,8 @@ using the library would, and shows what it is and what it means: the final
 status and the redirect chain, the outcome (follow its rules, allow all, or
 disallow all), until when it may be cached and why, its size, its groups and
 their user-agents, rules and crawl-delays, its sitemaps, and the lines the
-parser accepted only leniently or not at all.
+parser accepted only leniently or not at all. Past the first 20 groups,
+sitemaps or warnings, it counts the rest; -all lists them all.
 
 Exit status: 0 when the site answered (whatever it answered), 1 when it was
 unreachable (a 5xx, a 429, a network failure: crawlers then disallow
@@ -31,8 +32,9 @@ everything), 2 on bad flags or an invalid URL.
 `
 
 func runFetch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlags("fetch", fetchUsage, stdout, stderr)
+	fs := newFlags("fetch", fetchUsage, stderr)
 	ua, timeout := fetchFlags(fs)
+	all := fs.Bool("all", false, fmt.Sprintf("list every group, sitemap and warning, not the first %d of each", screenful))
 	if code, ok := parseFlags(fs, args, stdout); !ok {
 		return code
 	}
@@ -51,7 +53,11 @@ func runFetch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	out := status.Classify(res, res.End)
-	show(stdout, res, out)
+	limit := screenful
+	if *all {
+		limit = 0
+	}
+	show(stdout, res, out, limit)
 	if out.Unreachable() {
 		return exitFinding
 	}
@@ -87,8 +93,9 @@ func fetchRobots(robotsURL, ua string, timeout time.Duration) (*fetch.Result, er
 	return f.Fetch(context.Background(), robotsURL, fetch.Validators{})
 }
 
-// show writes what res is and means.
-func show(w io.Writer, res *fetch.Result, out status.Outcome) {
+// show writes what res is and means, listing at most limit groups,
+// sitemaps and warnings (all when limit is 0).
+func show(w io.Writer, res *fetch.Result, out status.Outcome, limit int) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	row := func(k, format string, a ...any) { fmt.Fprintf(tw, "%s\t%s\n", k, fmt.Sprintf(format, a...)) }
 	row("robots.txt", "%s", res.URL)
@@ -129,16 +136,32 @@ func show(w io.Writer, res *fetch.Result, out status.Outcome) {
 	}
 	row("size", "%s", size)
 	tw.Flush()
-	showRobots(w, parser.Parse(res.Body), "")
+	showRobots(w, parser.Parse(res.Body), limit)
 }
 
-// showRobots writes the groups, sitemaps and warnings of r; warnings are
-// prefixed with name, the file's name, when not empty.
-func showRobots(w io.Writer, r *parser.Robots, name string) {
-	fmt.Fprintf(w, "\n%d groups\n", len(r.Groups))
-	for _, g := range r.Groups {
+// screenful is how many groups, sitemaps or warnings fetch lists of each
+// before it summarizes the rest; -all lists everything.
+const screenful = 20
+
+// maxAgents is how many user-agents of a group fetch names before it counts
+// the rest, unless -all.
+const maxAgents = 5
+
+// showRobots writes the groups, sitemaps and warnings of r, at most limit
+// of each (all when limit is 0), each list ending with a line that counts
+// what it left out.
+func showRobots(w io.Writer, r *parser.Robots, limit int) {
+	fmt.Fprintf(w, "\n%s\n", count(len(r.Groups), "group"))
+	for i, g := range r.Groups {
+		if more(w, i, len(r.Groups), limit, "group") {
+			break
+		}
 		var agents []string
-		for _, a := range g.Agents {
+		for j, a := range g.Agents {
+			if limit > 0 && j == maxAgents {
+				agents = append(agents, fmt.Sprintf("and %d more", len(g.Agents)-j))
+				break
+			}
 			agents = append(agents, a.Value)
 		}
 		allows := 0
@@ -147,19 +170,35 @@ func showRobots(w io.Writer, r *parser.Robots, name string) {
 				allows++
 			}
 		}
-		fmt.Fprintf(w, "  line %d: user-agent %s: %d rules (%d allow, %d disallow)",
-			g.Agents[0].Line, strings.Join(agents, ", "), len(g.Rules), allows, len(g.Rules)-allows)
+		fmt.Fprintf(w, "  line %d: user-agent %s: %s (%d allow, %d disallow)",
+			g.Agents[0].Line, strings.Join(agents, ", "), count(len(g.Rules), "rule"), allows, len(g.Rules)-allows)
 		if g.CrawlDelay > 0 {
 			fmt.Fprintf(w, ", crawl-delay %v", g.CrawlDelay)
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "\n%d sitemaps\n", len(r.Sitemaps))
-	for _, s := range r.Sitemaps {
+	fmt.Fprintf(w, "\n%s\n", count(len(r.Sitemaps), "sitemap"))
+	for i, s := range r.Sitemaps {
+		if more(w, i, len(r.Sitemaps), limit, "sitemap") {
+			break
+		}
 		fmt.Fprintf(w, "  %s\n", s)
 	}
-	fmt.Fprintf(w, "\n%d warnings\n", len(r.Warnings))
-	for _, wn := range r.Warnings {
-		fmt.Fprintf(w, "  %sline %d: %s: %s\n", name, wn.Line, wn.Kind, wn.Message)
+	fmt.Fprintf(w, "\n%s\n", count(len(r.Warnings), "warning"))
+	for i, wn := range r.Warnings {
+		if more(w, i, len(r.Warnings), limit, "warning") {
+			break
+		}
+		fmt.Fprintf(w, "  line %d: %s: %s\n", wn.Line, wn.Kind, wn.Message)
 	}
+}
+
+// more reports whether item i of n is past limit (0: no limit), and then
+// writes how many of them are left out.
+func more(w io.Writer, i, n, limit int, noun string) bool {
+	if limit <= 0 || i < limit {
+		return false
+	}
+	fmt.Fprintf(w, "  ... and %d more %s (robots fetch -all lists them all)\n", n-i, plural(n-i, noun))
+	return true
 }

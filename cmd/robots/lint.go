@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -31,7 +32,9 @@ space), records crawlers do not support (Noindex), a file longer than the
 the file and line, the kind, what is wrong, and what crawlers do about it.
 
 PATH is a local file; a URL (http or https) is fetched: the robots.txt of its
-site, or the URL itself when its path is /robots.txt.
+site, or the URL itself when its path is /robots.txt. When the site has no
+robots.txt (404, 410), or another answer stands for one, that is the report:
+the page the server sent instead, such as an HTML error page, is not linted.
 
 Exit status: 0 when there is nothing to report, 1 when there is, 2 on bad
 flags, an unreadable file or an invalid URL.
@@ -42,7 +45,7 @@ flags, an unreadable file or an invalid URL.
 const maxBytes = fetch.DefaultMaxBytes
 
 func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlags("lint", lintUsage, stdout, stderr)
+	fs := newFlags("lint", lintUsage, stderr)
 	ua, timeout := fetchFlags(fs)
 	if code, ok := parseFlags(fs, args, stdout); !ok {
 		return code
@@ -67,8 +70,17 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return exitError
 		}
 		name = robotsURL
-		if f, ok := fetchFinding(res); ok {
+		out := status.Classify(res, res.End)
+		if f, ok := fetchFinding(out); ok {
 			findings = append(findings, f)
+		}
+		if out.Verdict != status.Rules {
+			// No file: what the server sent instead, such as an HTML 404
+			// page, is nothing crawlers read.
+			if report(stdout, name, findings) {
+				return exitFinding
+			}
+			return exitOK
 		}
 		body = res.Body
 		if res.Truncated {
@@ -80,27 +92,41 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				why: "an HTML page holds no rules; serve a text/plain file"})
 		}
 	} else {
-		var err error
-		if body, err = os.ReadFile(arg); err != nil {
+		res, err := readRobots(arg)
+		if err != nil {
 			errorf(stderr, "lint", "%v", err)
 			return exitError
 		}
-		if len(body) > maxBytes {
-			findings = append(findings, finding{line: lineAt(body, maxBytes), kind: "too-large",
-				msg: fmt.Sprintf("the file is %d bytes; the first %d end on this line", len(body), maxBytes),
+		body = res.Body
+		if res.Truncated {
+			size := fmt.Sprintf("longer than %d bytes", maxBytes)
+			if fi, err := os.Stat(arg); err == nil && fi.Mode().IsRegular() {
+				size = fmt.Sprintf("%d bytes", fi.Size())
+			}
+			findings = append(findings, finding{line: firstUnread(body), kind: "too-large",
+				msg: fmt.Sprintf("the file is %s; crawlers read the first %d, up to the line before this one", size, maxBytes),
 				why: "crawlers read only the first 500 KiB (RFC 9309 §2.5) and ignore the rest"})
 		}
 	}
 	findings = append(findings, lint(body)...)
-	slices.SortStableFunc(findings, func(a, b finding) int { return a.line - b.line })
-	for _, f := range findings {
-		fmt.Fprintln(stdout, f.format(name))
-	}
-	if len(findings) > 0 {
-		fmt.Fprintf(stdout, "%s: %d problems\n", name, len(findings))
+	if report(stdout, name, findings) {
 		return exitFinding
 	}
 	return exitOK
+}
+
+// report writes the findings of the file name in line order, and how many
+// there are; it reports whether there are any.
+func report(w io.Writer, name string, findings []finding) bool {
+	slices.SortStableFunc(findings, func(a, b finding) int { return a.line - b.line })
+	for _, f := range findings {
+		fmt.Fprintln(w, f.format(name))
+	}
+	if len(findings) == 0 {
+		return false
+	}
+	fmt.Fprintf(w, "%s: %s\n", name, count(len(findings), "problem"))
+	return true
 }
 
 // finding is one problem of a robots.txt.
@@ -124,12 +150,14 @@ func (f finding) format(name string) string {
 }
 
 // fetchFinding reports a fetch that did not yield a file, if it did not.
-func fetchFinding(res *fetch.Result) (finding, bool) {
-	out := status.Classify(res, res.End)
+func fetchFinding(out status.Outcome) (finding, bool) {
 	switch {
 	case out.Unreachable():
 		return finding{kind: "unreachable", msg: out.Reason,
 			why: "while robots.txt is unreachable, crawlers fetch nothing from the site (RFC 9309 §2.3.1.4)"}, true
+	case out.StatusCode == http.StatusNotFound || out.StatusCode == http.StatusGone:
+		return finding{kind: "no-robots-txt", msg: "there is no robots.txt (" + out.Reason + ")",
+			why: "without a robots.txt, crawlers may fetch everything (RFC 9309 §2.3.1.3)"}, true
 	case out.Verdict == status.AllowAll && out.Class != status.Empty:
 		return finding{kind: "unavailable", msg: out.Reason,
 			why: "without a robots.txt, crawlers may fetch everything (RFC 9309 §2.3.1.3)"}, true
@@ -245,7 +273,12 @@ func isHTML(body []byte) bool {
 	return false
 }
 
-// lineAt returns the number of the line holding byte offset off of body.
-func lineAt(body []byte, off int) int {
-	return bytes.Count(body[:off], []byte{'\n'}) + 1
+// firstUnread returns the number of the first line crawlers do not read of
+// a file cut to body: the line after body's last complete line.
+func firstUnread(body []byte) int {
+	n := parser.Parse(body).Lines // counts the empty line after a final line ending
+	if len(body) > 0 && body[len(body)-1] != '\n' && body[len(body)-1] != '\r' {
+		n++ // body ends right at the cap, and a line ending follows
+	}
+	return n
 }

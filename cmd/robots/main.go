@@ -18,9 +18,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/crawlkit/robots/fetch"
 )
 
 func main() {
@@ -96,9 +100,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return exitError
 }
 
-// newFlags returns a flag set for a command whose -h prints usageText to
-// stdout; parse errors go to stderr.
-func newFlags(name, usageText string, stdout, stderr io.Writer) *flag.FlagSet {
+// newFlags returns a flag set for a command whose usage is usageText and its
+// flags; parse errors go to stderr (see parseFlags).
+func newFlags(name, usageText string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -111,20 +115,25 @@ func newFlags(name, usageText string, stdout, stderr io.Writer) *flag.FlagSet {
 
 // parseFlags parses args into fs. ok is false when the command is to stop
 // with status code: after -h (0, usage on stdout) or a bad flag (2, the
-// message and usage on stderr).
+// message and usage on stderr). The usage is printed once: flag's own call
+// of fs.Usage during Parse is silenced.
 func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) (code int, ok bool) {
+	usage := fs.Usage
+	fs.Usage = func() {}
 	err := fs.Parse(args)
-	if err == nil {
+	fs.Usage = usage
+	switch {
+	case err == nil:
 		return 0, true
-	}
-	if errors.Is(err, flag.ErrHelp) {
+	case errors.Is(err, flag.ErrHelp):
 		out := fs.Output()
 		fs.SetOutput(stdout)
-		fs.Usage()
+		usage()
 		fs.SetOutput(out)
 		return exitOK, false
 	}
-	return exitError, false // flag has printed the error and the usage
+	usage() // after flag's message, on stderr
+	return exitError, false
 }
 
 // defaultUA is the User-Agent of the command's robots.txt requests.
@@ -142,3 +151,45 @@ func fetchFlags(fs *flag.FlagSet) (ua *string, timeout *time.Duration) {
 func errorf(stderr io.Writer, cmd, format string, a ...any) {
 	fmt.Fprintf(stderr, "robots %s: %s\n", cmd, strings.TrimSuffix(fmt.Sprintf(format, a...), "\n"))
 }
+
+// count returns n and the noun, plural unless n is 1: "1 problem",
+// "2 problems", "0 groups".
+func count(n int, noun string) string {
+	return strconv.Itoa(n) + " " + plural(n, noun)
+}
+
+// plural returns noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n != 1 {
+		return noun + "s"
+	}
+	return noun
+}
+
+// readRobots reads the robots.txt file at path as the fetcher reads a
+// response body: the first fetch.DefaultMaxBytes, less a line the cap cuts,
+// and never a byte further, so that a huge or endless file (/dev/zero)
+// costs no more than a normal one. Result.Truncated reports a longer file.
+func readRobots(path string) (*fetch.Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	fr, err := fetch.New(fetch.Config{UserAgent: defaultUA})
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	resp := &http.Response{StatusCode: http.StatusOK, Header: http.Header{}, Body: f, ContentLength: -1}
+	res, err := fr.Read(localRobotsURL, resp) // closes f
+	if err != nil {
+		return nil, err
+	}
+	if res.Err != nil {
+		return nil, &os.PathError{Op: "read", Path: path, Err: res.Err.Err}
+	}
+	return res, nil
+}
+
+// localRobotsURL stands for a local file where the fetcher wants a URL.
+const localRobotsURL = "http://localhost/robots.txt"

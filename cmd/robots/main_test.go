@@ -3,13 +3,16 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -17,6 +20,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/crawlkit/robots"
+	"github.com/crawlkit/robots/matcher"
 	"github.com/crawlkit/robots/parser"
 )
 
@@ -78,6 +83,38 @@ func TestUsage(t *testing.T) {
 	}
 }
 
+// Usage is printed once, on stdout for -h and on stderr after a bad flag:
+// flag's own call of Usage during Parse must not print it a second time.
+func TestUsageOnce(t *testing.T) {
+	tests := []struct {
+		args   []string
+		code   int
+		stdout bool // the usage on stdout, else on stderr
+	}{
+		{[]string{"check", "-h"}, 0, true},
+		{[]string{"fetch", "-h"}, 0, true},
+		{[]string{"lint", "-h"}, 0, true},
+		{[]string{"lint", "-help"}, 0, true},
+		{[]string{"check", "-nope"}, 2, false},
+		{[]string{"fetch", "-timeout", "soon"}, 2, false},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			code, stdout, stderr := runCmd(t, "", tt.args...)
+			assert.Equal(t, tt.code, code)
+			assert.Equal(t, 1, strings.Count(stdout+stderr, "Usage: robots "+tt.args[0]), "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+			assert.Equal(t, 1, strings.Count(stdout+stderr, "\nFlags:\n"))
+			if tt.stdout {
+				assert.Contains(t, stdout, "Usage:")
+				assert.Empty(t, stderr)
+			} else {
+				assert.Contains(t, stderr, "Usage:")
+				assert.Empty(t, stdout)
+			}
+		})
+	}
+}
+
 // The README's quickstart, and the RFC 9309 §5.1 example's verdicts.
 func TestCheckFile(t *testing.T) {
 	tests := []struct {
@@ -101,11 +138,6 @@ func TestCheckFile(t *testing.T) {
 			"ALLOWED     https://example.com/x.gif  no rule matched\n"},
 		{"raw non-ASCII is encoded", []string{"-agent", "foobot", "https://example.com/ツ"}, 1,
 			"DISALLOWED  https://example.com/ツ  line 7: Disallow: /\n"},
-		{"invalid URLs reported, others decided", []string{"-agent", "foobot", "example.com/a", "https://example.com/example/page.html", "ftp://x/", "https://e.com/%zz"}, 2,
-			"ERROR       example.com/a  invalid URL: neither an http(s) URL nor a path starting with /\n" +
-				"ALLOWED     https://example.com/example/page.html  line 8: Allow: /example/page.html\n" +
-				"ERROR       ftp://x/  invalid URL: neither an http(s) URL nor a path starting with /\n" +
-				"ERROR       https://e.com/%zz  invalid URL: invalid URL escape \"%zz\"\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -114,6 +146,55 @@ func TestCheckFile(t *testing.T) {
 			assert.Equal(t, tt.stdout, stdout)
 			assert.Empty(t, stderr)
 		})
+	}
+}
+
+// check -file and the library agree on which URLs are valid: the command
+// asks the library, so a URL is an ERROR line exactly when Client.Allowed
+// fails with ErrInvalidURL, and is otherwise decided. Invalid ones do not
+// stop the others.
+func TestCheckValidityIsTheLibrarys(t *testing.T) {
+	rc, err := robots.New(robots.Options{UserAgent: "foobot/1.0"})
+	require.NoError(t, err)
+	gone, cancel := context.WithCancel(context.Background())
+	cancel() // a valid URL then fails with the context's error, before any fetch
+	long := "https://example.com/" + strings.Repeat("a", 8200-len("https://example.com/"))
+	tests := []struct {
+		url   string
+		valid bool // what the library says, checked below
+		line  string
+	}{
+		{"https://example.com/example/page.html", true, "ALLOWED     https://example.com/example/page.html  line 8: Allow: /example/page.html"},
+		// net/url refuses a malformed escape, and so does the library.
+		{"https://e.com/%zz", false, "ERROR       https://e.com/%zz  invalid URL: "},
+		{"https://e.com:99999/", false, "ERROR       https://e.com:99999/  invalid URL: "},
+		{"https://e.com:0/", false, "ERROR       https://e.com:0/  invalid URL: "},
+		{long, false, "ERROR       " + long + "  invalid URL: "},
+		{"example.com/a", false, "ERROR       example.com/a  invalid URL: "},
+		{"ftp://x/", false, "ERROR       ftp://x/  invalid URL: "},
+		{"https:///nohost", false, "ERROR       https:///nohost  invalid URL: "},
+		{"http://[fe80::1%25eth0]/", false, "ERROR       http://[fe80::1%25eth0]/  invalid URL: "},
+		{"HTTPS://Example.COM:443/example/page.html", true, "ALLOWED     HTTPS://Example.COM:443/example/page.html  line 8: "},
+		{"https://user:pw@example.com/example/page.html#top", true, "ALLOWED     https://user:pw@example.com/example/page.html#top  line 8: "},
+		{"https://example.com?q=1", true, "DISALLOWED  https://example.com?q=1  line 7: "},
+		{"https://example.com", true, "DISALLOWED  https://example.com  line 7: "},
+		// The authority ends at the first '/': host "us", path "/er@example.com/".
+		{"https://us/er@example.com/", true, "DISALLOWED  https://us/er@example.com/  line 7: "},
+	}
+	var args []string
+	for _, tt := range tests {
+		_, err := rc.Allowed(gone, tt.url)
+		require.Error(t, err)
+		assert.Equal(t, !tt.valid, errors.Is(err, robots.ErrInvalidURL), "the library on %.80s: %v", tt.url, err)
+		args = append(args, tt.url)
+	}
+	code, stdout, stderr := runCmd(t, "", append([]string{"check", "-file", rfcExample, "-agent", "foobot"}, args...)...)
+	assert.Equal(t, 2, code)
+	assert.Empty(t, stderr)
+	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	require.Len(t, lines, len(tests))
+	for i, tt := range tests {
+		assert.True(t, strings.HasPrefix(lines[i], tt.line), "%.120q does not start with %.120q", lines[i], tt.line)
 	}
 }
 
@@ -209,7 +290,7 @@ func TestCheckNetwork(t *testing.T) {
 	assert.Equal(t, ok.URL+"/robots.txt", d["robots_url"])
 	assert.NotEmpty(t, d["fresh_until"])
 	require.True(t, sc.Scan())
-	assert.Contains(t, sc.Text(), `"error":"robots: check \"ftp://nope/\": invalid URL`)
+	assert.Contains(t, sc.Text(), `{"url":"ftp://nope/","error":"invalid URL: `)
 }
 
 func TestFetch(t *testing.T) {
@@ -233,8 +314,8 @@ func TestFetch(t *testing.T) {
 		"2 groups",
 		"line 1: user-agent *: 2 rules (1 allow, 1 disallow), crawl-delay 2s",
 		"line 6: user-agent Googlebot, Bingbot: 2 rules (0 allow, 2 disallow)",
-		"1 sitemaps\n  https://e.com/s.xml",
-		"1 warnings\n  line 10: misspelling: \"Dissallow\" accepted as disallow",
+		"1 sitemap\n  https://e.com/s.xml",
+		"1 warning\n  line 10: misspelling: \"Dissallow\" accepted as disallow",
 	} {
 		assert.Contains(t, stdout, want)
 	}
@@ -248,6 +329,139 @@ func TestFetch(t *testing.T) {
 	assert.Equal(t, 0, code)
 	assert.Contains(t, stdout, "outcome      allow all, unavailable")
 	assert.NotContains(t, stdout, "groups", "no file, no groups")
+}
+
+// Counts read as English: "1 problem", "2 problems", "1 rule".
+func TestCounts(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		f := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(f, []byte(body), 0o644))
+		return f
+	}
+	one := write("one.txt", "User-agent: *\nDissallow: /a\n")
+	two := write("two.txt", "User-agent: *\nDissallow: /a\nNoindex: /b\n")
+	tests := []struct {
+		name string
+		args []string
+		want []string
+		not  []string
+	}{
+		{"lint, one problem", []string{"lint", one}, []string{"one.txt: 1 problem\n"}, []string{"problems"}},
+		{"lint, two problems", []string{"lint", two}, []string{"two.txt: 2 problems\n"}, nil},
+		{"fetch, one of each", []string{"fetch", site(t, 200, "User-agent: *\nDisallow: /a\nSitemap: https://e.com/s.xml\n").URL},
+			[]string{"\n1 group\n", "1 rule (0 allow, 1 disallow)", "\n1 sitemap\n", "\n0 warnings\n"},
+			[]string{"1 groups", "1 rules", "1 sitemaps"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stdout, stderr := runCmd(t, "", tt.args...)
+			assert.Empty(t, stderr)
+			for _, w := range tt.want {
+				assert.Contains(t, stdout, w)
+			}
+			for _, n := range tt.not {
+				assert.NotContains(t, stdout, n)
+			}
+		})
+	}
+}
+
+// A file with 18,963 groups (as real ones have) is summarized past a
+// screenful of each list; -all lists everything.
+func TestFetchSummarizes(t *testing.T) {
+	const groups, sitemaps, warnings, agents = 18_963, 25, 30, 12
+	// Short lines, and the sitemaps and warnings first, keep it all under
+	// the 500 KiB crawlers read.
+	var b strings.Builder
+	for i := range agents {
+		fmt.Fprintf(&b, "User-agent: bot%c\n", 'a'+i)
+	}
+	for range warnings {
+		b.WriteString("Dissallow: /x\n")
+	}
+	for i := range sitemaps {
+		fmt.Fprintf(&b, "Sitemap: https://e.com/%d.xml\n", i)
+	}
+	for i := 1; i < groups; i++ {
+		fmt.Fprintf(&b, "user-agent:%c%c%c%c\nallow:/\n", 'a'+i/17576, 'a'+i/676%26, 'a'+i/26%26, 'a'+i%26)
+	}
+	require.Less(t, b.Len(), maxBytes)
+	srv := site(t, 200, b.String())
+
+	tests := []struct {
+		name     string
+		args     []string
+		maxLines int
+		want     []string
+		lines    map[string]int // how many lines start with each prefix
+	}{
+		{"a screenful of each", []string{"fetch", srv.URL}, 100,
+			[]string{
+				"\n18963 groups\n",
+				"user-agent bota, botb, botc, botd, bote, and 7 more: 30 rules",
+				"  ... and 18943 more groups (robots fetch -all lists them all)\n",
+				"\n25 sitemaps\n", "  ... and 5 more sitemaps",
+				"\n30 warnings\n", "  ... and 10 more warnings",
+			},
+			map[string]int{"  line ": screenful + screenful, "  https://e.com/": screenful}},
+		{"-all", []string{"fetch", "-all", srv.URL}, groups + sitemaps + warnings + 100,
+			[]string{"user-agent bota, botb, botc, botd, bote, botf, botg, both, boti, botj, botk, botl: 30 rules"},
+			map[string]int{"  line ": groups + warnings, "  https://e.com/": sitemaps, "  ... and": 0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCmd(t, "", tt.args...)
+			require.Equal(t, 0, code, stderr)
+			lines := strings.Split(stdout, "\n")
+			assert.LessOrEqual(t, len(lines), tt.maxLines)
+			for _, w := range tt.want {
+				assert.Contains(t, stdout, w)
+			}
+			for prefix, n := range tt.lines {
+				got := 0
+				for _, l := range lines {
+					if strings.HasPrefix(l, prefix) {
+						got++
+					}
+				}
+				assert.Equal(t, n, got, "lines starting %q", prefix)
+			}
+		})
+	}
+}
+
+// Decision.Rule (and matcher.Result.Rule) is the zero Rule when no rule
+// decided; printed, it must not read as the line "Disallow: ".
+func TestDecisionRuleWhenNoneMatched(t *testing.T) {
+	ok := site(t, 200, "User-agent: *\nDisallow: /private\n")
+	others := site(t, 200, "User-agent: otherbot\nDisallow: /\n")
+	gone := site(t, 404, "")
+	rc, err := robots.New(robots.Options{UserAgent: "ExampleBot/1.0"})
+	require.NoError(t, err)
+	tests := []struct {
+		url    string
+		reason robots.Reason
+		rule   string
+	}{
+		{ok.URL + "/private/x", robots.RuleMatched, "Disallow: /private"},
+		{ok.URL + "/public", robots.NoRuleMatched, "(no rule)"},
+		{others.URL + "/x", robots.NoGroup, "(no rule)"},
+		{gone.URL + "/x", robots.Unavailable, "(no rule)"},
+		{ok.URL + "/robots.txt", robots.RobotsTxt, "(no rule)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.reason.String(), func(t *testing.T) {
+			d, err := rc.Check(context.Background(), tt.url)
+			require.NoError(t, err)
+			require.Equal(t, tt.reason, d.Reason)
+			assert.Equal(t, tt.rule, fmt.Sprint(d.Rule))
+			assert.Equal(t, tt.rule, d.Rule.String())
+		})
+	}
+	res := matcher.Compile(parser.Parse([]byte("User-agent: *\nDisallow: /a\n")), "bot").Match("/b")
+	require.Equal(t, matcher.NoRuleMatched, res.Reason)
+	assert.Equal(t, "(no rule)", res.Rule.String())
 }
 
 func TestLintFile(t *testing.T) {
@@ -340,23 +554,116 @@ func TestLintHostile(t *testing.T) {
 	assert.Contains(t, stdout, "bin.txt:2: invalid-utf8")
 }
 
-func TestLintURL(t *testing.T) {
-	clean := site(t, 200, "User-agent: *\nDisallow: /private\n")
-	html := site(t, 200, "<html>not found</html>", "Content-Type", "text/html; charset=utf-8")
-	gone := site(t, 404, "")
-	down := site(t, 500, "")
+// check -file and lint read a file as the fetcher reads a body: the first
+// 500 KiB (RFC 9309 §2.5), less a line the cap cuts, and never further. A
+// rule past the cap does not apply, and a file of any size, or no end
+// (/dev/zero), costs what a 500 KiB one does.
+func TestFilesAreCapped(t *testing.T) {
+	dir := t.TempDir()
+	const line = "Disallow: /" + "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" + "\n" // 101 bytes
+	var b strings.Builder
+	b.WriteString("User-agent: *\n")
+	for b.Len() <= maxBytes {
+		b.WriteString(line)
+	}
+	b.WriteString("Disallow: /late\n")
+	long := filepath.Join(dir, "long.txt")
+	require.NoError(t, os.WriteFile(long, []byte(b.String()), 0o644))
+	whole := 1 + (maxBytes-len("User-agent: *\n"))/len(line) // the lines that fit whole under the cap
 
-	code, stdout, _ := runCmd(t, "", "lint", clean.URL+"/any/page")
-	assert.Equal(t, 0, code, stdout)
-	code, stdout, _ = runCmd(t, "", "lint", html.URL+"/robots.txt")
-	assert.Equal(t, 1, code)
-	assert.Contains(t, stdout, html.URL+"/robots.txt: html: served as text/html; charset=utf-8")
-	code, stdout, _ = runCmd(t, "", "lint", gone.URL)
-	assert.Equal(t, 1, code)
-	assert.Contains(t, stdout, "unavailable: 404 Not Found")
-	code, stdout, _ = runCmd(t, "", "lint", down.URL)
-	assert.Equal(t, 1, code)
-	assert.Contains(t, stdout, "unreachable: 500 Internal Server Error")
+	// 100 MiB of NUL bytes, without taking the disk: one line, cut by the
+	// cap and dropped.
+	sparse := filepath.Join(dir, "sparse.txt")
+	f, err := os.Create(sparse)
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(100<<20))
+	require.NoError(t, f.Close())
+
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string // a part of it
+	}{
+		{"check: a rule past the cap does not apply", []string{"check", "-file", long, "/late", "/" + strings.Repeat("a", 89)}, 1,
+			"ALLOWED     /late  no rule matched\nDISALLOWED  /" + strings.Repeat("a", 89) + "  line 2: " + strings.TrimSuffix(line, "\n") + "\n"},
+		{"lint: where crawlers stop", []string{"lint", long}, 1,
+			fmt.Sprintf("long.txt:%d: too-large: the file is %d bytes; crawlers read the first %d, up to the line before this one", whole+1, b.Len(), maxBytes)},
+		{"check: 100 MiB", []string{"check", "-file", sparse, "/x"}, 0, "ALLOWED     /x  no group for robots-cli and no * group\n"},
+		{"lint: 100 MiB", []string{"lint", sparse}, 1,
+			fmt.Sprintf("sparse.txt:1: too-large: the file is %d bytes; crawlers read the first %d", 100<<20, maxBytes)},
+	}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		tests = append(tests,
+			struct {
+				name   string
+				args   []string
+				code   int
+				stdout string
+			}{"check: /dev/zero", []string{"check", "-file", "/dev/zero", "/x"}, 0, "ALLOWED     /x  no group for robots-cli and no * group\n"},
+			struct {
+				name   string
+				args   []string
+				code   int
+				stdout string
+			}{"lint: /dev/zero", []string{"lint", "/dev/zero"}, 1, fmt.Sprintf("zero:1: too-large: the file is longer than %d bytes; crawlers read the first %d", maxBytes, maxBytes)})
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			code, stdout, stderr := runCmd(t, "", tt.args...)
+			runtime.ReadMemStats(&after)
+			// A bound well above the 500 KiB read, far below the 100 MiB file.
+			require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(32<<20), "bytes allocated")
+			assert.Equal(t, tt.code, code, stderr)
+			assert.True(t, strings.Contains(stdout, tt.stdout), "%.300q does not contain %q", stdout, tt.stdout)
+		})
+	}
+}
+
+func TestLintURL(t *testing.T) {
+	const htmlPage = "<!DOCTYPE html>\n<html><head><title>Not Found</title></head><body>Disallow: /</body></html>\n"
+	const htmlType = "text/html; charset=utf-8"
+	tests := []struct {
+		name string
+		srv  *httptest.Server
+		path string
+		code int
+		want []string // the lines of the report, after the robots.txt URL
+	}{
+		{"clean", site(t, 200, "User-agent: *\nDisallow: /private\n"), "/any/page", 0, nil},
+		{"empty file", site(t, 200, ""), "", 0, nil},
+		{"HTML served as robots.txt", site(t, 200, "<html>not found</html>", "Content-Type", htmlType), "/robots.txt", 1,
+			[]string{": html: served as text/html; charset=utf-8 — ", ": html: the file is an HTML page — ", ":1: unknown-key: ", ": 3 problems"}},
+		// A 404 means there is no robots.txt: its HTML error page is not
+		// a robots.txt served as HTML.
+		{"404", site(t, 404, ""), "", 1,
+			[]string{": no-robots-txt: there is no robots.txt (404 Not Found: unavailable) — without a robots.txt, crawlers may fetch everything", ": 1 problem"}},
+		{"HTML 404 page", site(t, 404, htmlPage, "Content-Type", htmlType), "/x", 1,
+			[]string{": no-robots-txt: there is no robots.txt (404 Not Found: unavailable) — ", ": 1 problem"}},
+		{"HTML 410 page", site(t, 410, htmlPage, "Content-Type", htmlType), "", 1,
+			[]string{": no-robots-txt: there is no robots.txt (410 Gone: unavailable) — ", ": 1 problem"}},
+		{"HTML 403 page", site(t, 403, htmlPage, "Content-Type", htmlType), "", 1,
+			[]string{": unavailable: 403 Forbidden: unavailable — ", ": 1 problem"}},
+		{"HTML 500 page", site(t, 500, htmlPage, "Content-Type", htmlType), "", 1,
+			[]string{": unreachable: 500 Internal Server Error: unreachable — ", ": 1 problem"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCmd(t, "", "lint", tt.srv.URL+tt.path)
+			assert.Equal(t, tt.code, code, stdout)
+			assert.Empty(t, stderr)
+			var lines []string
+			if stdout != "" {
+				lines = strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+			}
+			require.Len(t, lines, len(tt.want), stdout)
+			for i, w := range tt.want {
+				assert.True(t, strings.HasPrefix(lines[i], tt.srv.URL+"/robots.txt"+w), "line %d: %q does not start with %q", i, lines[i], w)
+			}
+		})
+	}
 }
 
 // BenchmarkCheckStdin decides 100,000 URLs read from standard input against
@@ -374,6 +681,29 @@ func BenchmarkCheckStdin(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		run([]string{"check", "-file", rfcExample, "-agent", "barbot"}, strings.NewReader(input), io.Discard, io.Discard)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/URL")
+}
+
+// BenchmarkCheckStdinManyHosts decides 10,000 URLs on 10,000 sites against
+// a 100 KB file: with -file the file is parsed once, not once per site.
+func BenchmarkCheckStdinManyHosts(b *testing.B) {
+	var file strings.Builder
+	file.WriteString("User-agent: *\n")
+	for i := 0; file.Len() < 100_000; i++ {
+		fmt.Fprintf(&file, "Disallow: /section-%d/private/\n", i)
+	}
+	path := filepath.Join(b.TempDir(), "robots.txt")
+	require.NoError(b, os.WriteFile(path, []byte(file.String()), 0o644))
+	var in strings.Builder
+	const n = 10_000
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&in, "https://host%d.example.com/section-%d/private/page\n", i, i%100)
+	}
+	input := in.String()
+	b.ReportAllocs()
+	for b.Loop() {
+		run([]string{"check", "-file", path}, strings.NewReader(input), io.Discard, io.Discard)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/URL")
 }

@@ -14,13 +14,18 @@
 // dropped. "https://Example.COM:443/x" and "https://example.com/y" share the
 // key "https://example.com".
 //
+// A URL is valid when net/url accepts it and it names an authority a
+// robots.txt can come from; Parse lists the URLs it refuses.
+//
 // Parse reads the URL once and, for the common case of a URL already in
-// canonical form, returns substrings of it without allocating.
+// canonical form, returns substrings of it without allocating. Memo.Split is
+// Parse for the hot path of a cache lookup: it allocates nothing for any URL
+// whose authority it has seen recently.
 //
 // Non-goals: resolving host names, validating DNS label lengths, normalizing
 // the path beyond escaping octets that may not appear raw in a URI (package
-// urlpath owns the canonical form used for matching), and accepting every URL
-// a browser would (see Parse for what is rejected).
+// urlpath owns the canonical form used for matching), and accepting URLs a
+// browser would repair but net/url refuses.
 package authority
 
 import (
@@ -92,67 +97,181 @@ func (a Authority) hostPort() (host, port string) {
 	return hp[:j], hp[j+1:]
 }
 
-// Parse reads rawURL once and returns its authority key and path. It fails
-// with an *Error when rawURL, or its canonical form Key+PathQuery, is longer
-// than MaxURLLength, has no scheme or
-// another scheme than http or https (in any case), has no "//" authority or
-// an empty host, has a port that is not a decimal number in 1–65535, or has
-// a host that is not a valid name or IP literal. Beyond net/url, it rejects:
-// IPv6 zones (meaningless to a remote server), ASCII hosts with characters
-// outside RFC 3986's reg-name set (such as ':' or '<'), non-ASCII hosts that
-// are not valid UTF-8 or that IDNA rejects, hosts that end in two dots,
-// control characters before the fragment, and port 0 or above 65535. It accepts and keeps as given malformed percent
-// escapes in the path, which net/url rejects; matching encodes them as %25.
+// Parse reads rawURL once and returns its authority key and path.
+//
+// A URL is valid when net/url's Parse accepts it and it names an authority
+// a robots.txt can come from. Precisely, Parse fails with an *Error when
+//
+//   - net/url rejects rawURL: a control character outside the fragment, a
+//     malformed percent-escape in the userinfo, path or fragment, a userinfo
+//     character outside RFC 3986's set (such as '\', ' ', '<' or non-ASCII;
+//     '@' is allowed, as net/url allows it), a port that is not decimal, a
+//     second colon in the host (net/url refuses it since Go 1.26), a bracket
+//     that does not open an IP literal, an IP literal that is not IPv6, or a
+//     percent-escape of an ASCII octet other than %25 in the host (kinds
+//     Unparsable and BadPort);
+//   - or net/url accepts it but it names no usable authority: no scheme
+//     (NoScheme); a scheme other than http or https, in any case
+//     (UnsupportedScheme); no "//" authority, or an empty host (NoHost);
+//     port 0 or above 65535 (BadPort); an IPv6 zone, meaningless to a remote
+//     server, an ASCII host character outside RFC 3986's reg-name set (such
+//     as '<', '"' or an escaped '%', which net/url lets through), a non-ASCII
+//     host that is not valid UTF-8 or that IDNA rejects, or a host ending in
+//     two dots (Unparsable); or rawURL, or its canonical form Key+PathQuery,
+//     longer than MaxURLLength (TooLong).
+//
+// Every other URL is valid, and its Key is the authority net/url reads in it,
+// canonicalized as the package documentation says. The query is not checked
+// beyond control characters, as net/url does not check it either.
 func Parse(rawURL string) (Authority, error) {
-	if len(rawURL) > MaxURLLength {
-		return Authority{}, newError(TooLong, rawURL, nil)
-	}
-	schemeEnd := scanScheme(rawURL)
-	if schemeEnd <= 0 {
-		return Authority{}, newError(NoScheme, rawURL, nil)
-	}
-	scheme, defaultPort := knownScheme(rawURL[:schemeEnd])
-	if scheme == "" {
-		return Authority{}, newError(UnsupportedScheme, rawURL, nil)
-	}
-	rest := rawURL[schemeEnd+1:]
-	if !strings.HasPrefix(rest, "//") {
-		return Authority{}, newError(NoHost, rawURL, nil)
-	}
-	authStart := schemeEnd + 3
-	authEnd := authStart
-	for authEnd < len(rawURL) && rawURL[authEnd] != '/' && rawURL[authEnd] != '?' && rawURL[authEnd] != '#' {
-		authEnd++
-	}
-	hostPort := rawURL[authStart:authEnd]
-	if at := strings.LastIndexByte(hostPort, '@'); at >= 0 {
-		if hasControl(hostPort[:at]) {
-			return Authority{}, newError(Unparsable, rawURL, errControl)
-		}
-		hostPort = hostPort[at+1:] // userinfo: credentials are never used
-	}
-	host, port, kind, err := splitHostPort(hostPort)
-	if kind != 0 {
-		return Authority{}, newError(kind, rawURL, err)
-	}
-	if port == defaultPort {
-		port = ""
-	}
-	host, lower, kind, err := canonicalHost(host)
-	if kind != 0 {
-		return Authority{}, newError(kind, rawURL, err)
-	}
-	pq, err := pathQuery(rawURL[authEnd:])
+	p, err := scan(rawURL)
 	if err != nil {
-		return Authority{}, newError(Unparsable, rawURL, err)
+		return Authority{}, err
 	}
-	a := Authority{Key: key(rawURL, scheme, host, lower, port), PathQuery: pq}
-	if len(a.Key)+len(a.PathQuery) > MaxURLLength {
+	key, err := p.key(rawURL)
+	if err != nil {
+		return Authority{}, err
+	}
+	if len(key)+p.wireLen() > MaxURLLength {
 		// Escaping grew the URL past the bound; refusing it keeps every
 		// accepted URL's canonical form acceptable too.
 		return Authority{}, newError(TooLong, rawURL, nil)
 	}
-	return a, nil
+	return Authority{Key: key, PathQuery: p.wirePath()}, nil
+}
+
+// parts are the pieces of a URL that Parse and Memo.Split work from, all of
+// them substrings of the URL but for the scheme.
+type parts struct {
+	scheme      string // "http" or "https"
+	defaultPort string // of scheme
+	rawScheme   string // as written
+	hostPort    string // the authority less its userinfo: host[:port]
+	userinfo    bool   // the authority has a userinfo
+	path        string // the path and query as written, without the fragment
+	escapes     int    // octets of path that its wire form percent-encodes
+}
+
+// scan reads rawURL's parts and checks all of it but the host and port.
+func scan(rawURL string) (parts, error) {
+	var p parts
+	if len(rawURL) > MaxURLLength {
+		return p, newError(TooLong, rawURL, nil)
+	}
+	schemeEnd := scanScheme(rawURL)
+	if schemeEnd <= 0 {
+		return p, newError(NoScheme, rawURL, nil)
+	}
+	p.rawScheme = rawURL[:schemeEnd]
+	p.scheme, p.defaultPort = knownScheme(p.rawScheme)
+	if p.scheme == "" {
+		return p, newError(UnsupportedScheme, rawURL, nil)
+	}
+	rest := rawURL[schemeEnd+1:]
+	if !strings.HasPrefix(rest, "//") {
+		return p, newError(NoHost, rawURL, nil)
+	}
+	rest = rest[2:]
+	end := 0
+	for end < len(rest) && rest[end] != '/' && rest[end] != '?' && rest[end] != '#' {
+		end++
+	}
+	p.hostPort, rest = rest[:end], rest[end:]
+	if at := strings.LastIndexByte(p.hostPort, '@'); at >= 0 {
+		// The credentials are never used, but a URL net/url refuses is
+		// refused here too: read otherwise, "http://a.com\@b.com/" would be
+		// keyed as b.com.
+		if err := checkUserinfo(p.hostPort[:at]); err != nil {
+			return p, newError(Unparsable, rawURL, err)
+		}
+		p.hostPort, p.userinfo = p.hostPort[at+1:], true
+	}
+	fragment := ""
+	if h := strings.IndexByte(rest, '#'); h >= 0 {
+		rest, fragment = rest[:h], rest[h+1:]
+	}
+	p.path = rest
+	var err error
+	if p.escapes, err = checkPath(rest); err != nil {
+		return p, newError(Unparsable, rawURL, err)
+	}
+	if !validEscapes(fragment) {
+		return p, newError(Unparsable, rawURL, errEscape)
+	}
+	return p, nil
+}
+
+// key returns the authority key of p; rawURL is the URL p comes from.
+func (p *parts) key(rawURL string) (string, error) {
+	host, port, kind, err := splitHostPort(p.hostPort)
+	if kind != 0 {
+		return "", newError(kind, rawURL, err)
+	}
+	if port == p.defaultPort {
+		port = ""
+	}
+	host, lower, kind, err := canonicalHost(host)
+	if kind != 0 {
+		return "", newError(kind, rawURL, err)
+	}
+	return key(rawURL, p.scheme, host, lower, port), nil
+}
+
+// plain reports whether p's key is a prefix of the URL it comes from, so
+// that computing it costs no allocation: the scheme and host are written in
+// lowercase ASCII, there is no userinfo and the port has no leading zero.
+func (p *parts) plain() bool {
+	if p.userinfo || p.rawScheme != p.scheme {
+		return false
+	}
+	hp := p.hostPort
+	for i := 0; i < len(hp); i++ {
+		switch c := hp[i]; {
+		case hostChars[c] == hostOK:
+		case c == ':':
+			return i+1 == len(hp) || hp[i+1] != '0'
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// wireLen is the length of wirePath's result, computed without building it.
+func (p *parts) wireLen() int {
+	n := len(p.path) + 2*p.escapes
+	if p.path == "" || p.path[0] != '/' {
+		n++
+	}
+	return n
+}
+
+// wirePath returns the path and query as described at Authority.PathQuery.
+func (p *parts) wirePath() string {
+	s := p.path
+	slash := s == "" || s[0] != '/'
+	switch {
+	case s == "":
+		return "/"
+	case !slash && p.escapes == 0:
+		return s
+	}
+	var b strings.Builder
+	b.Grow(p.wireLen())
+	if slash {
+		b.WriteByte('/')
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if octets[c] == escape {
+			b.WriteByte('%')
+			b.WriteByte(urlpath.UpperHex[c>>4])
+			b.WriteByte(urlpath.UpperHex[c&15])
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 // scanScheme returns the index of the colon that ends rawURL's scheme
@@ -225,51 +344,13 @@ func key(rawURL, scheme, host string, lower bool, port string) string {
 	return b.String()
 }
 
-// pathQuery returns the path and query of s, the part of a URL after its
-// authority, as described at Authority.PathQuery.
-func pathQuery(s string) (string, error) {
-	if h := strings.IndexByte(s, '#'); h >= 0 {
-		s = s[:h]
-	}
-	slash := s == "" || s[0] != '/'
-	escapes := 0
-	for i := 0; i < len(s); i++ {
-		switch octets[s[i]] {
-		case control:
-			return "", errControl
-		case escape:
-			escapes++
-		}
-	}
-	switch {
-	case s == "":
-		return "/", nil
-	case !slash && escapes == 0:
-		return s, nil
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 1 + 2*escapes)
-	if slash {
-		b.WriteByte('/')
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if octets[c] == escape {
-			b.WriteByte('%')
-			b.WriteByte(urlpath.UpperHex[c>>4])
-			b.WriteByte(urlpath.UpperHex[c&15])
-			continue
-		}
-		b.WriteByte(c)
-	}
-	return b.String(), nil
-}
-
 // What an octet of a URL's path or query needs.
 const (
-	keep    = iota
-	escape  // may not appear raw in a URI (RFC 3986 §2): percent-encode it
-	control // a control character, which net/url rejects too
+	keep     = iota
+	escape   // may not appear raw in a URI (RFC 3986 §2): percent-encode it
+	control  // a control character, which net/url rejects too
+	percent  // '%', which must start an escape in a path
+	question // '?', which ends the path and starts the query
 )
 
 var octets = func() (t [256]uint8) {
@@ -279,16 +360,69 @@ var octets = func() (t [256]uint8) {
 			t[c] = control
 		case c >= 0x80 || strings.IndexByte(" \"<>\\^`{|}", byte(c)) >= 0:
 			t[c] = escape
+		case c == '%':
+			t[c] = percent
+		case c == '?':
+			t[c] = question
 		}
 	}
 	return t
 }()
 
-func hasControl(s string) bool {
+// checkPath checks the path and query s of a URL as net/url does: no
+// control character, and in the path (not the query) only well-formed
+// percent-escapes. It returns the number of octets of s that may not appear
+// raw in a URI.
+func checkPath(s string) (escapes int, err error) {
+	query := false
 	for i := 0; i < len(s); i++ {
-		if octets[s[i]] == control {
-			return true
+		switch octets[s[i]] {
+		case control:
+			return 0, errControl
+		case escape:
+			escapes++
+		case percent:
+			if !query && (i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2])) {
+				return 0, errEscape
+			}
+		case question:
+			query = true
 		}
 	}
-	return false
+	return escapes, nil
+}
+
+// validEscapes reports whether every '%' of s starts a percent-escape.
+func validEscapes(s string) bool {
+	for i := strings.IndexByte(s, '%'); i >= 0; i = strings.IndexByte(s, '%') {
+		if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+			return false
+		}
+		s = s[i+3:]
+	}
+	return true
+}
+
+// checkUserinfo checks a URL's userinfo as net/url does: RFC 3986's
+// userinfo characters (unreserved, sub-delims, ':' and percent-escapes),
+// plus '@' as net/url allows it, and well-formed escapes.
+func checkUserinfo(s string) error {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '%':
+			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+				return errEscape
+			}
+		case c == ':' || c == '@' || hostChars[c] == hostOK || hostChars[c] == hostUpper:
+		default:
+			return errUserinfo
+		}
+	}
+	return nil
+}
+
+func isHex(c byte) bool {
+	_, ok := urlpath.Unhex(c)
+	return ok
 }

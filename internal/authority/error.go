@@ -15,8 +15,10 @@ const (
 	NoHost
 	// BadPort: the port is not a decimal number in 1–65535.
 	BadPort
-	// Unparsable: the host is not a valid name or IP literal, or the URL
-	// holds a control character.
+	// Unparsable: the host is not a valid name or IP literal, the userinfo
+	// holds a character net/url refuses, a percent-escape of the userinfo,
+	// path or fragment is malformed, or the URL holds a control character
+	// outside the fragment.
 	Unparsable
 	// TooLong: the URL is longer than MaxURLLength.
 	TooLong
@@ -42,7 +44,8 @@ func (k Kind) String() string {
 // Error is the error Parse returns: why URL has no usable authority.
 type Error struct {
 	Kind Kind
-	// URL is the URL given to Parse, cut to its first 100 bytes.
+	// URL is the URL given to Parse, its password replaced by "xxxxx"
+	// (see Redact), cut to its first 100 bytes.
 	URL string
 	// Err is the underlying cause, when there is one beyond Kind.
 	Err error
@@ -53,6 +56,7 @@ type Error struct {
 const quotedURLMax = 100
 
 func newError(k Kind, rawURL string, cause error) *Error {
+	rawURL = Redact(rawURL)
 	if len(rawURL) > quotedURLMax {
 		rawURL = rawURL[:quotedURLMax] + "..."
 	}

@@ -7,50 +7,53 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/crawlkit/robots/internal/sharedtest"
+	"github.com/crawlkit/robots/internal/urlpath"
 )
 
 // expectation is what oracle says Parse must return for one URL.
 type expectation struct {
-	known bool // false: net/url rejects the URL, so the oracle has no opinion
-	kind  Kind // 0: Parse must succeed with key
-	key   string
+	refused bool // net/url refuses the URL: Parse must fail, with any kind
+	kind    Kind // 0: Parse must succeed with key
+	key     string
 }
 
 // oracle derives the expected result of Parse from net/url, with the
 // canonicalization written out in the plainest way: strings.ToLower,
 // strconv.Atoi, netip's String, the IDNA profile, and the extra rejections
-// listed in Parse's documentation.
+// listed in Parse's documentation. A URL is valid exactly when net/url
+// accepts it and none of those extra rejections applies to what net/url read.
 func oracle(rawURL string) expectation {
 	if len(rawURL) > MaxURLLength {
-		return expectation{known: true, kind: TooLong}
+		return expectation{kind: TooLong}
 	}
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return expectation{}
+		return expectation{refused: true}
 	}
 	scheme := strings.ToLower(u.Scheme)
 	switch {
 	case u.Scheme == "":
-		return expectation{known: true, kind: NoScheme}
+		return expectation{kind: NoScheme}
 	case scheme != "http" && scheme != "https":
-		return expectation{known: true, kind: UnsupportedScheme}
+		return expectation{kind: UnsupportedScheme}
 	case u.Opaque != "" || !strings.HasPrefix(rawURL[len(u.Scheme)+1:], "//"):
-		return expectation{known: true, kind: NoHost}
+		return expectation{kind: NoHost}
 	}
 	hostname, port := u.Hostname(), u.Port()
 	if hostname == "" {
-		return expectation{known: true, kind: NoHost}
+		return expectation{kind: NoHost}
 	}
 	if port != "" {
 		n, err := strconv.Atoi(port)
 		if err != nil || n < 1 || n > 65535 {
-			return expectation{known: true, kind: BadPort}
+			return expectation{kind: BadPort}
 		}
 		port = strconv.Itoa(n)
 		if scheme == "http" && port == "80" || scheme == "https" && port == "443" {
@@ -61,7 +64,7 @@ func oracle(rawURL string) expectation {
 	if strings.HasPrefix(u.Host, "[") {
 		addr, err := netip.ParseAddr(hostname)
 		if err != nil || addr.Zone() != "" || strings.Contains(hostname, "%") {
-			return expectation{known: true, kind: Unparsable}
+			return expectation{kind: Unparsable}
 		}
 		host = "[" + addr.String() + "]"
 	} else {
@@ -69,26 +72,26 @@ func oracle(rawURL string) expectation {
 		if !isASCII(host) {
 			// The IDNA profile maps invalid UTF-8 to U+FFFD; Parse rejects it.
 			if !utf8.ValidString(host) {
-				return expectation{known: true, kind: Unparsable}
+				return expectation{kind: Unparsable}
 			}
 			if host, err = profile.ToASCII(host); err != nil {
-				return expectation{known: true, kind: Unparsable}
+				return expectation{kind: Unparsable}
 			}
 		}
 		if strings.Trim(strings.ToLower(host), "abcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=") != "" {
-			return expectation{known: true, kind: Unparsable}
+			return expectation{kind: Unparsable}
 		}
 		host = strings.ToLower(host)
 		if host == "" {
-			return expectation{known: true, kind: NoHost}
+			return expectation{kind: NoHost}
 		}
 		if strings.HasSuffix(host, ".") {
 			host = strings.TrimSuffix(host, ".")
 			if host == "" {
-				return expectation{known: true, kind: NoHost}
+				return expectation{kind: NoHost}
 			}
 			if strings.HasSuffix(host, ".") {
-				return expectation{known: true, kind: Unparsable}
+				return expectation{kind: Unparsable}
 			}
 		}
 	}
@@ -97,9 +100,9 @@ func oracle(rawURL string) expectation {
 		k += ":" + port
 	}
 	if len(k)+wireLength(rawURL[len(u.Scheme)+3:]) > MaxURLLength {
-		return expectation{known: true, kind: TooLong}
+		return expectation{kind: TooLong}
 	}
-	return expectation{known: true, key: k}
+	return expectation{key: k}
 }
 
 // wireLength returns the length of the path and query of rest, the URL after
@@ -186,6 +189,12 @@ func FuzzParse(f *testing.F) {
 		"http://h?q#f",                            // query right after host
 		"http://h/%zz",                            // malformed escape in path
 		"http://h/\x7f",                           // control character
+		"http://example.com\\@evil.com/",          // userinfo net/url refuses
+		"http://u:p%zz@h/",                        // malformed escape in the password
+		"http://h/#%zz",                           // malformed escape in the fragment
+		"http://h/?%zz",                           // malformed escape in the query: net/url lets it be
+		"http://u:secret@h/",                      // password to redact
+		"HTTP://U:s@x@Example.COM:0080/",          // everything Split remembers
 	} {
 		f.Add(s)
 	}
@@ -208,27 +217,29 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, rawURL string) {
 		a, err := Parse(rawURL)
+		checkSplit(t, rawURL, a, err)
+		checkRedact(t, rawURL)
 		want := oracle(rawURL)
 		if err != nil {
 			e, ok := err.(*Error)
 			if !ok {
 				t.Fatalf("Parse(%q): error %T, want *Error", rawURL, err)
 			}
-			if want.known && want.kind != e.Kind {
+			if !want.refused && want.kind != e.Kind {
 				t.Fatalf("Parse(%q) = %v, oracle wants kind %v (key %q)", rawURL, err, want.kind, want.key)
 			}
 			return
 		}
-		if want.known {
-			if want.kind != 0 {
-				t.Fatalf("Parse(%q) = %+v, oracle wants kind %v", rawURL, a, want.kind)
-			}
-			if a.Key != want.key {
-				t.Fatalf("Parse(%q).Key = %q, oracle wants %q", rawURL, a.Key, want.key)
-			}
-			u, _ := url.Parse(rawURL)
-			checkPathQuery(t, rawURL, u, a.PathQuery)
+		switch {
+		case want.refused:
+			t.Fatalf("Parse(%q) = %+v, but net/url refuses the URL", rawURL, a)
+		case want.kind != 0:
+			t.Fatalf("Parse(%q) = %+v, oracle wants kind %v", rawURL, a, want.kind)
+		case a.Key != want.key:
+			t.Fatalf("Parse(%q).Key = %q, oracle wants %q", rawURL, a.Key, want.key)
 		}
+		u, _ := url.Parse(rawURL)
+		checkPathQuery(t, rawURL, u, a.PathQuery)
 
 		// The key is a URL net/url reads back as the same host and port.
 		ru, err := url.Parse(a.RobotsURL())
@@ -245,4 +256,61 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Parse(%q) = %+v; Parse(Key+PathQuery) = %+v, %v", rawURL, a, c, err)
 		}
 	})
+}
+
+// fuzzMemo is shared by all the inputs of a fuzzing process, so that Split
+// meets authorities it has seen before, with other userinfo, paths and
+// errors around them.
+var fuzzMemo Memo
+
+// checkSplit checks that Memo.Split agrees with Parse, whose result on
+// rawURL is a, err: the same error, the same key, and a path whose canonical
+// form is that of a.PathQuery. It asks twice, the second time with the
+// authority remembered.
+func checkSplit(t *testing.T, rawURL string, a Authority, err error) {
+	t.Helper()
+	for range 2 {
+		key, path, serr := fuzzMemo.Split(rawURL)
+		if !reflect.DeepEqual(err, serr) {
+			t.Fatalf("Split(%q) = %q, %q, %v; Parse says %v", rawURL, key, path, serr, err)
+		}
+		if err != nil {
+			continue
+		}
+		if key != a.Key {
+			t.Fatalf("Split(%q) key %q, Parse's %q", rawURL, key, a.Key)
+		}
+		if got, want := urlpath.Path(path), urlpath.Path(a.PathQuery); got != want {
+			t.Fatalf("Split(%q) path %q (canonical %q); Parse's %q (canonical %q)", rawURL, path, got, a.PathQuery, want)
+		}
+	}
+}
+
+// checkRedact checks Redact against net/url: for a URL net/url reads, the
+// redacted URL reads the same but for a password of "xxxxx".
+func checkRedact(t *testing.T, rawURL string) {
+	t.Helper()
+	r := Redact(rawURL)
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return
+	}
+	_, hasPassword := u.User.Password()
+	if !hasPassword {
+		if r != rawURL {
+			t.Fatalf("Redact(%q) = %q: no password to redact", rawURL, r)
+		}
+		return
+	}
+	ru, err := url.Parse(r)
+	if err != nil {
+		t.Fatalf("Redact(%q) = %q, which net/url refuses: %v", rawURL, r, err)
+	}
+	if p, _ := ru.User.Password(); p != "xxxxx" || ru.User.Username() != u.User.Username() {
+		t.Fatalf("Redact(%q) = %q: userinfo %v", rawURL, r, ru.User)
+	}
+	u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	if ru.String() != u.String() {
+		t.Fatalf("Redact(%q) = %q, reads as %q; want %q", rawURL, r, ru, u)
+	}
 }

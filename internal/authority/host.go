@@ -25,6 +25,8 @@ var profile = idna.New(
 
 var (
 	errControl     = errors.New("control character")
+	errEscape      = errors.New("malformed percent-escape")
+	errUserinfo    = errors.New("invalid character in userinfo")
 	errHostChar    = errors.New("invalid character in host")
 	errHostEscape  = errors.New("invalid percent-escape in host")
 	errHostUTF8    = errors.New("host is not valid UTF-8")

@@ -18,6 +18,8 @@
 // characters; none of these is sanctioned by RFC 9309.
 package urlpath
 
+import "strings"
+
 // class of an octet in the canonical form.
 const (
 	keep    = iota // legal raw in a URI: unreserved or reserved
@@ -229,4 +231,32 @@ func IsCanonicalPath(p string) bool {
 		}
 	}
 	return true
+}
+
+// robotsTxt is the path of the robots.txt file (RFC 9309 §2.3).
+const robotsTxt = "/robots.txt"
+
+// IsRobotsTxt reports whether the canonical form of the URL path p (see
+// AppendPath) is "/robots.txt": whether p asks for the robots.txt file
+// itself, which RFC 9309 §2.2.2 always allows. A query makes it another URL.
+// It does not allocate.
+func IsRobotsTxt(p string) bool {
+	if h := strings.IndexByte(p, '#'); h >= 0 {
+		p = p[:h]
+	}
+	// Each octet of "/robots.txt" comes from one octet of p, or three (an
+	// escape), but the '/' that AppendPath may add: a p of another length
+	// cannot be it. Most paths are ruled out by their last octet, which must
+	// be 't' or end the escape %74.
+	if len(p) < len(robotsTxt)-1 || len(p) > 3*len(robotsTxt) {
+		return false
+	}
+	if c := p[len(p)-1]; c != 't' && c != '4' {
+		return false
+	}
+	if p == robotsTxt {
+		return true
+	}
+	var buf [3*len(robotsTxt) + 1]byte
+	return string(AppendPath(buf[:0], p)) == robotsTxt
 }

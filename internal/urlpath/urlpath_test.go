@@ -179,6 +179,7 @@ func FuzzCanonical(f *testing.F) {
 	for _, s := range []string{
 		"/foo/bar/%62%61%7A", "/ツ", "/a%2fb", "/%", "/%4", "/a$b$", "*.gif$", "/a b#c",
 		"/path/file-with-a-*.html", "?q", "", "%%%", "/\x00\xff", "/%E3%83%84",
+		"/%72obots.tx%74", "robots.txt#x",
 	} {
 		f.Add(s)
 	}
@@ -188,6 +189,7 @@ func FuzzCanonical(f *testing.F) {
 		require.Equal(t, p, Path(p), "Path is idempotent")
 		require.True(t, IsCanonicalPath(p))
 		require.Equal(t, s == p, IsCanonicalPath(s))
+		require.Equal(t, p == "/robots.txt", IsRobotsTxt(s), "IsRobotsTxt(%q)", s)
 
 		q := Pattern(s)
 		require.Equal(t, oracleCanonical(s, true), q, "Pattern(%q)", s)
@@ -197,4 +199,25 @@ func FuzzCanonical(f *testing.F) {
 		// FromURL never fails and always yields a path.
 		require.True(t, strings.HasPrefix(FromURL(s), "/"))
 	})
+}
+
+// RFC 9309 §2.2.2: /robots.txt is always allowed, however it is written;
+// with a query it is another URL.
+func TestIsRobotsTxt(t *testing.T) {
+	for _, p := range []string{
+		"/robots.txt", "/%72obots.txt", "/robots%2Etxt", "/robots.tx%74", "/%72%6F%62%6F%74%73%2E%74%78%74",
+		"/robots.txt#frag", "robots.txt",
+	} {
+		assert.True(t, IsRobotsTxt(p), p)
+		assert.Equal(t, Path(p) == "/robots.txt", IsRobotsTxt(p), p)
+	}
+	for _, p := range []string{
+		"", "/", "/robots.txt?x=1", "/robots.txt?", "/Robots.txt", "/robots.txt/", "/robots%2etxt%20", "/x/robots.txt",
+		"/robots%252Etxt", "/robots.txtt", "/%72%6F%62%6F%74%73%2E%74%78%74%74",
+	} {
+		assert.False(t, IsRobotsTxt(p), p)
+		assert.Equal(t, Path(p) == "/robots.txt", IsRobotsTxt(p), p)
+	}
+	assert.Zero(t, testing.AllocsPerRun(100, func() { IsRobotsTxt("/%72obots.txt") }))
+	assert.Zero(t, testing.AllocsPerRun(100, func() { IsRobotsTxt("/r\u00e9sum\u00e9.txt") }))
 }

@@ -1,0 +1,73 @@
+package robots_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/crawlkit/robots"
+	"github.com/crawlkit/robots/internal/authority"
+)
+
+// DESIGN, performance targets: Allowed on a cache hit allocates nothing, for
+// every URL shape; so do Check's and Allowed's answers on /robots.txt.
+func TestAllowedHitAllocs(t *testing.T) {
+	rc := warmShapes(t)
+	ctx := context.Background()
+	fetches := rc.Stats().Fetches
+	for _, s := range hitShapes {
+		allocs := testing.AllocsPerRun(200, func() {
+			if _, err := rc.Allowed(ctx, s.url); err != nil {
+				t.Fatal(err)
+			}
+		})
+		assert.Zero(t, allocs, "%s: %s", s.name, s.url)
+	}
+	require.Equal(t, fetches, rc.Stats().Fetches, "every answer was a hit")
+}
+
+// Allowed reads the path as written, not its wire form: every shape must be
+// answered as the URL Parse makes of it (Key+PathQuery, in canonical form).
+func TestAllowedShapesAsCanonical(t *testing.T) {
+	body := "User-agent: *\nDisallow: /private\nAllow: /private/ok\nDisallow: /caf%C3%A9/\n" +
+		"Disallow: /*.pdf$\nDisallow: /search?q=\nDisallow: /a%2Fb\nDisallow: /%7Euser\n"
+	rc, err := robots.New(robots.Options{UserAgent: "TestBot/1.0", HTTPClient: &http.Client{Transport: anyHost(body)}})
+	require.NoError(t, err)
+	ctx := context.Background()
+	disallowed := 0
+	for _, u := range []string{
+		"https://Example.COM/private/x",
+		"HTTPS://user:pw@example.com:443/private/ok/y",
+		"https://example.com/caf\u00e9/menu",
+		"https://example.com/caf%c3%a9/menu",
+		"https://www.ex\u00e4mple.com/doc.pdf",
+		"https://www.ex\u00e4mple.com/doc.pdf?x",
+		"http://[2001:DB8::1]:0080/search?q=robots#frag",
+		"https://example.com/a%2fb",
+		"https://example.com/a/b",
+		"https://example.com/~user/x",
+		"https://example.com/%7euser/x",
+		"https://example.com/space here/\u00fc",
+		"https://example.com?q",
+	} {
+		a, err := authority.Parse(u)
+		require.NoError(t, err, u)
+		canonical := a.Key + a.PathQuery
+		want, err := rc.Check(ctx, canonical)
+		require.NoError(t, err, canonical)
+		got, err := rc.Check(ctx, u)
+		require.NoError(t, err, u)
+		assert.Equal(t, want.Allowed, got.Allowed, "%s as %s", u, canonical)
+		assert.Equal(t, want.Rule, got.Rule, "%s as %s", u, canonical)
+		ok, err := rc.Allowed(ctx, u)
+		require.NoError(t, err, u)
+		assert.Equal(t, want.Allowed, ok, u)
+		if !ok {
+			disallowed++
+		}
+	}
+	assert.GreaterOrEqual(t, disallowed, 6, "the table exercises rules")
+}

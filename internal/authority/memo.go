@@ -1,0 +1,79 @@
+package authority
+
+import (
+	"hash/maphash"
+	"strings"
+	"sync/atomic"
+)
+
+// Memo makes Split cost no allocation for URLs whose authority is not
+// written in canonical form: an upper-case host or scheme, a userinfo, an
+// IDN host, an IPv6 literal not in RFC 5952 form, a port with leading zeros.
+// It remembers the key of each such authority, as written, on first sight.
+//
+// A Memo is a fixed table of memoSlots entries, each holding the last
+// authority whose text hashed to it, so its memory is bounded (at most
+// memoSlots authorities of up to maxMemoText bytes) and a lookup takes no
+// lock. Its zero value is ready to use, and it is safe for concurrent use.
+type Memo struct {
+	slots [memoSlots]atomic.Pointer[memoEntry]
+}
+
+const (
+	// memoSlots is the number of authorities a Memo holds, a power of two.
+	memoSlots = 1024
+	// maxMemoText bounds the authority text remembered: longer ones, which
+	// no real host name needs, are canonicalized on every call instead.
+	maxMemoText = 512
+)
+
+// memoEntry is one remembered authority: the key of hostPort under scheme.
+type memoEntry struct {
+	scheme, hostPort, key string
+}
+
+// memoSeed seeds the slot hash. Chosen at random per process, it keeps
+// hostile URLs from aiming at a given slot; a collision costs only an
+// allocation.
+var memoSeed = maphash.MakeSeed()
+
+// Split is Parse for the hot path of a lookup: it accepts and rejects
+// exactly the URLs Parse does, with the same *Error, and returns the same
+// key. Instead of the wire form of the path, it returns the path and query
+// as written in rawURL, fragment excluded: the canonical form of matching
+// (urlpath.Path) is the same for both. On success it does not allocate when
+// the authority is written canonically or was seen recently.
+func (m *Memo) Split(rawURL string) (key, path string, err error) {
+	p, err := scan(rawURL)
+	if err != nil {
+		return "", "", err
+	}
+	if p.plain() {
+		key, err = p.key(rawURL)
+	} else {
+		slot := &m.slots[memoIndex(p.scheme, p.hostPort)]
+		if e := slot.Load(); e != nil && e.scheme == p.scheme && e.hostPort == p.hostPort {
+			key = e.key
+		} else if key, err = p.key(rawURL); err == nil && len(p.hostPort) <= maxMemoText {
+			// Copies: the entry must not keep the caller's URL alive.
+			key = strings.Clone(key)
+			slot.Store(&memoEntry{scheme: p.scheme, hostPort: strings.Clone(p.hostPort), key: key})
+		}
+	}
+	if err != nil {
+		return "", "", err
+	}
+	if len(key)+p.wireLen() > MaxURLLength {
+		return "", "", newError(TooLong, rawURL, nil)
+	}
+	return key, p.path, nil
+}
+
+// memoIndex returns the slot of the authority text hostPort under scheme.
+func memoIndex(scheme, hostPort string) uint64 {
+	h := maphash.String(memoSeed, hostPort)
+	if scheme == "https" {
+		h = h>>1 | h<<63 // the same text under the other scheme is another key
+	}
+	return h % memoSlots
+}

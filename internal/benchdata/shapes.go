@@ -1,0 +1,100 @@
+package benchdata
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Shape is a kind of robots.txt body whose memory cost is measured: blank
+// lines, junk, or rules laid out some way.
+type Shape struct {
+	Name string
+	// Dense marks a shape of rules (or of groups); the others hold blank
+	// lines, comments, junk, or records that are kept but are not rules.
+	Dense bool
+	// Agent is the product token to compile the matcher for: the one that
+	// selects the most rules of the shape.
+	Agent string
+	// Body returns a body of the shape, of whole lines, at most size bytes
+	// long and as close to it as lines allow (one shape says otherwise).
+	Body func(size int) []byte
+}
+
+// repeated returns a body of whole lines, line(0), line(1), …, as many as
+// fit in size bytes after head.
+func repeated(head string, line func(i int) string) func(int) []byte {
+	return func(size int) []byte {
+		var b strings.Builder
+		b.Grow(size)
+		b.WriteString(head)
+		for i := 0; ; i++ {
+			l := line(i)
+			if b.Len()+len(l) > size {
+				break
+			}
+			b.WriteString(l)
+		}
+		return []byte(b.String())
+	}
+}
+
+func same(s string) func(int) string { return func(int) string { return s } }
+
+// Shapes returns the bodies whose memory the parser's and the matcher's
+// benchmarks and tests measure: blank and junk lines of every kind the
+// parser skips or only records, and rule-dense files of every layout.
+func Shapes() []Shape {
+	return []Shape{
+		{"newlines", false, "ExampleBot", repeated("", same("\n"))},
+		{"CRLF", false, "ExampleBot", repeated("", same("\r\n"))},
+		{"CR", false, "ExampleBot", repeated("", same("\r"))},
+		{"comments", false, "ExampleBot", repeated("", same("#comment\n"))},
+		{"a", false, "ExampleBot", repeated("", same("a\n"))},
+		{"x: y", false, "ExampleBot", repeated("", same("x: y\n"))},
+		{"unknown keys", false, "ExampleBot", repeated("", func(i int) string { return fmt.Sprintf("k%d: v\n", i) })},
+		{"misspelled keys", false, "ExampleBot", repeated("", same("dissallowx /\n"))},
+		{"long keys", false, "ExampleBot", repeated("", same(strings.Repeat("\xff", 16_000)+": v\n"))},
+		{"long lines", false, "ExampleBot", repeated("", same(strings.Repeat("a", 20_000)+"\n"))},
+		{"rules outside groups", false, "ExampleBot", repeated("", same("disallow: /\n"))},
+		{"bad crawl-delays", false, "ExampleBot", repeated("user-agent: *\n", same("crawl-delay: x\n"))},
+		{"NUL lines", false, "ExampleBot", repeated("", same("\x00\n"))},
+		{"invalid UTF-8", false, "ExampleBot", repeated("", same("\xff\n"))},
+		{"sitemaps", false, "ExampleBot", repeated("", func(i int) string { return fmt.Sprintf("sitemap: /%x\n", i) })},
+		{"same sitemap", false, "ExampleBot", repeated("", same("sitemap: /s\n"))},
+
+		{"rules", true, "ExampleBot", repeated("User-agent: *\n", func(i int) string { return fmt.Sprintf("Disallow: /path%d\n", i) })},
+		{"rules CRLF", true, "ExampleBot", repeated("User-agent: *\r\n", func(i int) string { return fmt.Sprintf("Disallow: /path%d\r\n", i) })},
+		{"rules CR", true, "ExampleBot", repeated("User-agent: *\r", func(i int) string { return fmt.Sprintf("Disallow: /path%d\r", i) })},
+		{"short rules", true, "ExampleBot", repeated("user-agent:*\n", func(i int) string { return fmt.Sprintf("allow:/%x\n", i) })},
+		{"empty rules", true, "ExampleBot", repeated("user-agent:*\n", same("allow:\n"))},
+		{"wildcard rules", true, "ExampleBot", repeated("user-agent:*\n", func(i int) string { return fmt.Sprintf("disallow:/*%x*a\n", i) })},
+		{"long rules", true, "ExampleBot", repeated("User-agent: *\n", func(i int) string {
+			return fmt.Sprintf("Disallow: /%d%s\n", i, strings.Repeat("p", 16_000))
+		})},
+		{"rules in groups", true, "ExampleBot", repeated("", func(i int) string {
+			if i%50 == 0 {
+				return fmt.Sprintf("User-agent: bot%d\nUser-agent: ExampleBot\n", i)
+			}
+			return fmt.Sprintf("Disallow: /path%d\n", i)
+		})},
+		{"misspelled agents", true, "a", repeated("", same("useragentx: a\n"))},
+		{"agents", true, "a", repeated("", same("User-agent: a\n"))},
+		{"tiny groups", true, "a", repeated("", same("User-agent: a\nDisallow: /\n"))},
+		// The smallest groups that hold a rule, as the parser's hostile
+		// tests build them: 18,963 of them in 500 KiB (the one shape a byte
+		// over size).
+		{"18963 groups", true, "a", func(size int) []byte {
+			return []byte(strings.Repeat("User-agent: a\rDisallow: /x\r", size/27+1))
+		}},
+		{"content-usage", true, "ExampleBot", repeated("User-agent: *\n", func(i int) string {
+			return fmt.Sprintf("Content-Usage: /p%d train-ai=n\n", i)
+		})},
+	}
+}
+
+// Largest returns the largest file of the real corpus (527 KB, 21,050 rules,
+// mostly Disallow lines); ok is false when the corpus is absent.
+func Largest() ([]byte, bool) {
+	c, ok := corpusCase("largest", "2661.txt", nil)
+	return c.Body, ok
+}

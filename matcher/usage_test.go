@@ -1,0 +1,133 @@
+package matcher_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/crawlkit/robots/internal/urlpath"
+	"github.com/crawlkit/robots/matcher"
+	"github.com/crawlkit/robots/parser"
+	"github.com/crawlkit/robots/usage"
+)
+
+// refUsage is the reference answer for Content-Usage: every rule of the
+// selected groups tried in turn, the longest matching path rule winning and
+// equal lengths combining, path-less rules only when no path rule matches,
+// nothing for a path the crawler may not fetch.
+func refUsage(r *parser.Robots, agents []string, path string) usage.Prefs {
+	if ok, _ := refVerdict(r, agents, path); !ok {
+		return usage.Prefs{}
+	}
+	path = urlpath.Path(path)
+	best := -1
+	var prefs, pathless usage.Prefs
+	for _, g := range refGroups(r, agents) {
+		for _, cu := range g.ContentUsage {
+			p := usage.Parse(cu.Preferences)
+			if cu.Path == "" {
+				pathless = usage.Combine(pathless, p)
+				continue
+			}
+			pat := urlpath.Pattern(cu.Path)
+			switch {
+			case !refMatches(pat, path) || len(pat) < best:
+			case len(pat) > best:
+				best, prefs = len(pat), p
+			default:
+				prefs = usage.Combine(prefs, p)
+			}
+		}
+	}
+	if best < 0 {
+		return pathless
+	}
+	return prefs
+}
+
+// draft-ietf-aipref-attach-05 §3.1 and §3.4, as aipref.md reads them.
+func TestUsage(t *testing.T) {
+	body := `User-agent: *
+Disallow: /never/
+Content-Usage: train-ai=n
+Content-Usage: /ai-ok/ train-ai=y
+Content-Usage: /a* search=n
+Content-Usage: /ab search=y, ai-use=n
+Content-Usage: /caf%C3%A9 train-ai=y
+Content-Usage: /same/ train-ai=y
+Content-Usage: /same/ search=n
+Content-Usage: /bad/ Train-AI=y
+`
+	m := matcher.Compile(parser.Parse([]byte(body)), "bot")
+	tests := []struct {
+		path                   string
+		trainAI, search, aiUse usage.Pref
+		line                   int
+	}{
+		{"/test", usage.No, usage.Unknown, usage.Unknown, 3},            // §3.4: the path-less rule, length 0
+		{"/ai-ok/test", usage.Yes, usage.Unknown, usage.Unknown, 4},     // §3.4: the longer path rule
+		{"/never/test", usage.Unknown, usage.Unknown, usage.Unknown, 0}, // §3: not crawlable, no preferences
+		{"/abc", usage.Unknown, usage.No, usage.No, 5},                  // /a* and /ab are 3 octets each: combined (reading 10)
+		{"/café", usage.Yes, usage.Unknown, usage.Unknown, 7},           // §3.1: matched and counted percent-encoded
+		{"/same/x", usage.Yes, usage.No, usage.Unknown, 8},              // §3.1: identical paths combine (vocab-07 §5.1)
+		{"/bad/x", usage.Unknown, usage.Unknown, usage.Unknown, 10},     // vocab-07 §6.5.1: a failed Dictionary still wins by length
+	}
+	for _, tt := range tests {
+		u := m.Usage(tt.path)
+		assert.Equal(t, tt.trainAI, u.Prefs.Get(usage.TrainAI), tt.path)
+		assert.Equal(t, tt.search, u.Prefs.Get(usage.Search), tt.path)
+		assert.Equal(t, tt.aiUse, u.Prefs.Get(usage.AIUse), tt.path)
+		assert.Equal(t, tt.line, u.Rule.Line, tt.path)
+		assert.Equal(t, tt.path != "/never/test", u.Allowed, tt.path)
+	}
+	assert.Equal(t, "Content-Usage: /ai-ok/ train-ai=y", m.Usage("/ai-ok/").Rule.String())
+	assert.Zero(t, testing.AllocsPerRun(100, func() { m.Usage("/ab/c?d") }), "Usage allocates")
+}
+
+func TestSignal(t *testing.T) {
+	r := parser.Parse([]byte("User-agent: a\nContent-Signal: search=yes, ai-train=yes\nAllow: /x\nUser-agent: *\nContent-Signal: ai-train=no\nDisallow:\nUser-agent: a\nContent-Signal: ai-train=no, ai-input=no\nAllow: /\n"))
+	s, rec := matcher.Compile(r, "a").Signal()
+	assert.Equal(t, usage.Signal{Search: usage.Yes, AITrain: usage.No, AIInput: usage.No}, s)
+	assert.Equal(t, 2, rec.Line)
+	s, rec = matcher.Compile(r, "b").Signal()
+	assert.Equal(t, usage.Signal{AITrain: usage.No}, s)
+	assert.Equal(t, "ai-train=no", rec.Value)
+	s, _ = matcher.Compile(parser.Parse([]byte("User-agent: *\nDisallow: /\n")), "b").Signal()
+	assert.Zero(t, s)
+}
+
+// FuzzUsage compares Matcher.Usage with the reference on Content-Usage
+// lines made from fuzzed values (one per line of values) and a Disallow,
+// for a fuzzed path: never a panic, and the same preferences.
+func FuzzUsage(f *testing.F) {
+	for _, seed := range [][3]string{
+		{"train-ai=n\n/ai-ok/ train-ai=y", "/never/", "/ai-ok/x"},
+		{"/a* search=n\n/ab search=y", "", "/abc"},
+		{"/a$ train-ai=n\n/a train-ai=y", "/b", "/a"},
+		{"/caf%C3%A9 train-ai=y\n/café search=n", "", "/café"},
+		{"* train-ai=n\n/*.pdf$ ai-use=n", "/*.pdf$", "/x.pdf"},
+		{"/\ttrain-ai=y, train-ai=n;p=1", "/x", "/"},
+	} {
+		f.Add(seed[0], seed[1], seed[2])
+	}
+	f.Fuzz(func(t *testing.T, values, disallow, path string) {
+		if strings.ContainsAny(disallow, "\r\n#\x00") {
+			disallow = ""
+		}
+		var b strings.Builder
+		b.WriteString("User-agent: *\nDisallow: " + disallow + "\n")
+		for _, v := range strings.Split(values, "\n") {
+			if !strings.ContainsAny(v, "\r#\x00") {
+				b.WriteString("Content-Usage: " + v + "\n")
+			}
+		}
+		r := parser.Parse([]byte(b.String()))
+		got := matcher.Compile(r, "bot").Usage(path)
+		require.Equal(t, refUsage(r, []string{"bot"}, path), got.Prefs, "%q %q", b.String(), path)
+		if got.Rule.Line != 0 {
+			require.True(t, got.Allowed)
+		}
+	})
+}

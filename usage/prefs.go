@@ -1,0 +1,264 @@
+package usage
+
+import (
+	"cmp"
+	"iter"
+	"slices"
+	"strings"
+)
+
+// The labels of the vocabulary (vocab-07 §6.1; ai-use from vocab-08).
+const (
+	// TrainAI is the label of the AI Training category (vocab-08; "AI
+	// Model Training" in vocab-07 §4.2).
+	TrainAI = "train-ai"
+	// Search is the label of the Search category (vocab-07 §4.3).
+	Search = "search"
+	// AIUse is the label of the AI Use category, added by vocab-08.
+	AIUse = "ai-use"
+)
+
+// HeaderName is the HTTP field that carries usage preferences
+// (draft-ietf-aipref-attach-05 §2).
+const HeaderName = "Content-Usage"
+
+// Pref is a preference for one category of use.
+type Pref uint8
+
+// The preferences. They are ordered by restriction: No is more restrictive
+// than Yes, which is more restrictive than Unknown.
+const (
+	// Unknown: no preference was stated, or none could be read
+	// (vocab-07 §3).
+	Unknown Pref = iota
+	// Yes: the use is allowed (the Token y, vocab-07 §6.2).
+	Yes
+	// No: the use is disallowed (the Token n, vocab-07 §6.2).
+	No
+)
+
+// String returns "y", "n" or "unknown".
+func (v Pref) String() string {
+	switch v {
+	case Yes:
+		return "y"
+	case No:
+		return "n"
+	}
+	return "unknown"
+}
+
+// MaxExtraLabels is how many labels outside the vocabulary a Prefs keeps,
+// so that labels added by a later revision of the vocabulary can be read
+// with Get before this package knows them. Labels longer than
+// MaxExtraLabelLen bytes are not kept. When a value states more, the first
+// in byte order are kept.
+const (
+	MaxExtraLabels   = 32
+	MaxExtraLabelLen = 64
+)
+
+// Prefs holds a preference per label: the statement made by one
+// Content-Usage value, or several combined. The zero value states nothing:
+// every label is Unknown.
+//
+// Prefs is a small comparable value: == tells whether two statements are
+// the same, and it can be a map key. Get never allocates.
+type Prefs struct {
+	// known holds the vocabulary's labels, two bits each, in the order of
+	// knownLabels.
+	known uint8
+	// extra holds the other labels stated y or n, as a canonical
+	// Dictionary: sorted by label, each once, "a=y, b=n".
+	extra string
+}
+
+// knownLabels are the vocabulary's labels in the order Prefs stores them
+// and String writes them.
+var knownLabels = [...]string{TrainAI, Search, AIUse}
+
+func knownIndex(label string) int {
+	switch label {
+	case TrainAI:
+		return 0
+	case Search:
+		return 1
+	case AIUse:
+		return 2
+	}
+	return -1
+}
+
+func (p Prefs) at(i int) Pref { return Pref(p.known >> (2 * i) & 3) }
+
+func (p *Prefs) set(i int, v Pref) {
+	p.known = p.known&^(3<<(2*i)) | uint8(v)<<(2*i)
+}
+
+// Get returns the preference stated for label, compared exactly (labels are
+// lowercase). Each label stands alone: there is no fallback from one
+// category to another (vocab-07 §5). A label outside the vocabulary gives
+// what was stated for it, if it was kept (see MaxExtraLabels).
+func (p Prefs) Get(label string) Pref {
+	if i := knownIndex(label); i >= 0 {
+		return p.at(i)
+	}
+	for s := p.extra; s != ""; {
+		var e string
+		e, s, _ = strings.Cut(s, ", ")
+		switch k := e[:len(e)-2]; {
+		case k == label:
+			return prefOfToken(e[len(e)-1:])
+		case k > label:
+			return Unknown // extra is sorted
+		}
+	}
+	return Unknown
+}
+
+// All yields every label stated y or n, with its preference: the
+// vocabulary's labels first, in the order train-ai, search, ai-use, then
+// the others in byte order.
+func (p Prefs) All() iter.Seq2[string, Pref] {
+	return func(yield func(string, Pref) bool) {
+		for i, l := range knownLabels {
+			if v := p.at(i); v != Unknown && !yield(l, v) {
+				return
+			}
+		}
+		for s := p.extra; s != ""; {
+			var e string
+			e, s, _ = strings.Cut(s, ", ")
+			if !yield(e[:len(e)-2], prefOfToken(e[len(e)-1:])) {
+				return
+			}
+		}
+	}
+}
+
+// String returns the statement as a Content-Usage value in canonical form,
+// such as "train-ai=n, search=y": the labels stated y or n, in the order of
+// All. It is empty when nothing is stated. Parse(p.String()) == p.
+func (p Prefs) String() string {
+	if p.known == 0 {
+		return p.extra
+	}
+	var b strings.Builder
+	b.Grow(32 + len(p.extra))
+	for i, l := range knownLabels {
+		if v := p.at(i); v != Unknown {
+			if b.Len() > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(l)
+			b.WriteByte('=')
+			b.WriteString(v.String())
+		}
+	}
+	if p.extra != "" {
+		b.WriteString(", ")
+		b.WriteString(p.extra)
+	}
+	return b.String()
+}
+
+// Combine returns the most restrictive preference per label of ps: No if
+// any says No, else Yes if any says Yes, else Unknown (vocab-07 §5.1). It is
+// how statements from different places (robots.txt and the header, or rules
+// of equal length) are combined.
+func Combine(ps ...Prefs) Prefs {
+	var out Prefs
+	extras := 0
+	for _, p := range ps {
+		for i := range knownLabels {
+			if v := p.at(i); v > out.at(i) {
+				out.set(i, v)
+			}
+		}
+		if p.extra != "" && p.extra != out.extra {
+			out.extra = p.extra
+			extras++
+		}
+	}
+	if extras > 1 {
+		var all []extraLabel
+		for _, p := range ps {
+			for s := p.extra; s != ""; {
+				var e string
+				e, s, _ = strings.Cut(s, ", ")
+				all = append(all, extraLabel{e[:len(e)-2], prefOfToken(e[len(e)-1:])})
+			}
+		}
+		slices.SortStableFunc(all, func(a, b extraLabel) int { return cmp.Compare(a.key, b.key) })
+		kept := all[:0]
+		for _, e := range all {
+			if n := len(kept); n > 0 && kept[n-1].key == e.key {
+				kept[n-1].v = max(kept[n-1].v, e.v)
+				continue
+			}
+			kept = append(kept, e)
+		}
+		out.extra = writeExtra(kept[:min(len(kept), MaxExtraLabels)])
+	}
+	return out
+}
+
+// extraLabel is a label outside the vocabulary with its preference.
+type extraLabel struct {
+	key string
+	v   Pref
+}
+
+// canonicalExtra turns the extra labels of one Dictionary, in order and
+// with duplicates, into Prefs.extra: the last value of each label counts
+// (vocab-07 §6.5.1), labels without y or n and labels too long are dropped,
+// the first MaxExtraLabels in byte order are kept.
+func canonicalExtra(es []extraLabel) string {
+	if len(es) == 0 {
+		return ""
+	}
+	slices.SortStableFunc(es, func(a, b extraLabel) int { return cmp.Compare(a.key, b.key) })
+	kept := es[:0]
+	for i, e := range es {
+		if i+1 < len(es) && es[i+1].key == e.key {
+			continue // a later value of the same label follows
+		}
+		if e.v != Unknown && len(e.key) <= MaxExtraLabelLen && len(kept) < MaxExtraLabels {
+			kept = append(kept, e)
+		}
+	}
+	return writeExtra(kept)
+}
+
+func writeExtra(es []extraLabel) string {
+	if len(es) == 0 {
+		return ""
+	}
+	n := 0
+	for _, e := range es {
+		n += len(e.key) + 4
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for i, e := range es {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(e.key)
+		b.WriteByte('=')
+		b.WriteString(e.v.String())
+	}
+	return b.String()
+}
+
+// prefOfToken maps the Tokens y and n, compared exactly (vocab-07 §6.2), to
+// Yes and No, and anything else to Unknown (vocab-07 §6.5).
+func prefOfToken(t string) Pref {
+	switch t {
+	case "y":
+		return Yes
+	case "n":
+		return No
+	}
+	return Unknown
+}
