@@ -256,12 +256,21 @@ func grow[T any](b []T, n int) []T {
 const lanes = 8
 
 // matchBatch returns the index in ws of the first pattern that the path
-// matches beyond its head, or -1. Each piece is taken at its leftmost
-// occurrence after the previous one, as in matchDirect, and the last one
-// at the end of the path if the pattern is anchored. The patterns advance
+// matches beyond its head, or -1.
+func (ix *pathIndex) matchBatch(ws []*wildRule) int {
+	if m := ix.matchLanes(ws); m != 0 {
+		return bits.TrailingZeros8(m)
+	}
+	return -1
+}
+
+// matchLanes returns the set of the patterns of ws (at most lanes) that the
+// path matches beyond its head, bit j for ws[j]. Each piece is taken at its
+// leftmost occurrence after the previous one, as in matchDirect, and the
+// last one at the end of the path if the pattern is anchored. The patterns advance
 // a piece each in turn: each look-up depends on the one before it in its
 // pattern, not on those of the others, so the processor overlaps them.
-func (ix *pathIndex) matchBatch(ws []*wildRule) int {
+func (ix *pathIndex) matchLanes(ws []*wildRule) uint8 {
 	s := ix.set
 	var (
 		at, lim [lanes]int // the pieces left to find: s.pieces[at:lim]
@@ -350,12 +359,13 @@ func (ix *pathIndex) matchBatch(ws []*wildRule) int {
 			}
 		}
 	}
+	var m uint8
 	for j := range ws {
 		if ok[j] {
-			return j
+			m |= 1 << j
 		}
 	}
-	return -1
+	return m
 }
 
 // step returns where the first occurrence of literal node p that starts
