@@ -38,3 +38,39 @@ func BenchmarkCompile(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkUsage measures Usage beside Allowed on the typical file with
+// Content-Usage rules added to the crawler's group, as the root package's
+// BenchmarkClientUsage does: a path-less rule and one per path of the case.
+func BenchmarkUsage(b *testing.B) {
+	c, ok := benchdata.Typical()
+	if !ok {
+		c = benchdata.PlainRules(200)
+	}
+	body := append([]byte(nil), c.Body...)
+	body = append(body, "\nUser-agent: "+c.Agent+"\nAllow: /\nContent-Usage: train-ai=n\n"...)
+	for i, p := range c.Paths {
+		if i < 20 {
+			body = append(body, "Content-Usage: "+p+" train-ai=y, search=y\n"...)
+		}
+	}
+	m := matcher.Compile(parser.Parse(body), c.Agent)
+	for _, bm := range []struct {
+		name string
+		fn   func(string)
+	}{
+		{"allowed", func(p string) { m.Allowed(p) }},
+		{"usage", func(p string) { m.Usage(p) }},
+	} {
+		b.Run(bm.name, func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				bm.fn(c.Paths[i])
+				if i++; i == len(c.Paths) {
+					i = 0
+				}
+			}
+		})
+	}
+}

@@ -67,8 +67,11 @@ func FuzzMatchRobots(f *testing.F) {
 
 func compare(t *testing.T, body []byte, agent, path string) {
 	r := parser.Parse(body)
-	got := matcher.Compile(r, agent).Match(path)
+	m := matcher.Compile(r, agent)
+	got := m.Match(path)
 	require.Equal(t, got, matcher.MatchOnce(r, path, agent), "MatchOnce and Compile agree")
+	require.Equal(t, got, m.MatchIndexed(path), "the path index and the direct search agree")
+	require.Equal(t, got.Allowed, m.Allowed(path), "Allowed and Match agree")
 	want, line := refVerdict(r, []string{agent}, path)
 	require.Equal(t, want, got.Allowed, "path %q agent %q body %q", path, agent, body)
 	require.Equal(t, line, got.Rule.Line, "deciding line; path %q body %q", path, body)

@@ -288,6 +288,8 @@ func TestAgainstReference(t *testing.T) {
 			want, line := refVerdict(r, []string{"bot"}, path)
 			got := m.Match(path)
 			require.Equal(t, got, matcher.MatchOnce(r, path, "bot"), "MatchOnce agrees with Compile")
+			require.Equal(t, got, m.MatchIndexed(path), "the path index agrees with the direct search")
+			require.Equal(t, got.Allowed, m.Allowed(path), "Allowed agrees with Match")
 			require.Equal(t, want, got.Allowed, "%q on\n%s", path, body)
 			require.Equal(t, line, got.Rule.Line, "deciding line for %q on\n%s", path, body)
 		}
@@ -351,7 +353,10 @@ func TestCorpusAgainstReference(t *testing.T) {
 				if once := matcher.MatchOnce(r, p, agents...); once != got {
 					t.Fatalf("%s, %v, %q: MatchOnce %+v, Compile %+v", name, agents, p, once, got)
 				}
-				if got.Allowed != want || got.Rule.Line != line {
+				if ix := m.MatchIndexed(p); ix != got {
+					t.Fatalf("%s, %v, %q: path index %+v, direct %+v", name, agents, p, ix, got)
+				}
+				if got.Allowed != want || got.Rule.Line != line || m.Allowed(p) != want {
 					t.Fatalf("%s, %v, %q: got %v (line %d), reference %v (line %d)", name, agents, p, got.Allowed, got.Rule.Line, want, line)
 				}
 				checked++

@@ -1,9 +1,15 @@
 package matcher_test
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/crawlkit/robots/internal/urlpath"
+	"github.com/crawlkit/robots/matcher"
 	"github.com/crawlkit/robots/parser"
 )
 
@@ -150,4 +156,42 @@ func (ref *reference) verdict(path string) (allowed bool, line int) {
 // refVerdict is newReference(r, agents).verdict(path).
 func refVerdict(r *parser.Robots, agents []string, path string) (bool, int) {
 	return newReference(r, agents).verdict(path)
+}
+
+// RFC 9309 §2.2.1: the compiled matcher selects the same groups as the
+// reference's own, written-out selection, for files of many groups whose
+// user-agent lines are near misses of the crawler's tokens, and for
+// crawlers known by several tokens, by none, or by strings that are not
+// tokens. The verdicts and the user-agent lines of the selected groups
+// must agree, so a bug in either selection shows.
+func TestGroupSelectionAgainstReference(t *testing.T) {
+	lines := []string{"*", "* x", "*bot", "bot", "Bot", "BOT/2.1", "bot2", "bots", "bo", "bot-news",
+		"Bot_News", "other", " bot", "bot bar", "", "googlebot", "GoogleBot-Image", "x*"}
+	tokens := [][]string{nil, {"bot"}, {"Bot"}, {"bo"}, {"bots"}, {"bot-news", "bot"}, {"Bot_News"},
+		{"bot/1.0"}, {""}, {"googlebot"}, {"GOOGLEBOT", "other"}, {"*"}, {"x"}}
+	rng := rand.New(rand.NewPCG(21, 22))
+	for i := 0; i < 3000; i++ {
+		var b strings.Builder
+		for range 1 + rng.IntN(5) {
+			for range 1 + rng.IntN(2) {
+				fmt.Fprintf(&b, "User-agent: %s\n", lines[rng.IntN(len(lines))])
+			}
+			fmt.Fprintf(&b, "Disallow: /%d\nAllow: /%d/a\n", i%7, i%5)
+		}
+		body := b.String()
+		r := parser.Parse([]byte(body))
+		agents := tokens[rng.IntN(len(tokens))]
+		m := matcher.Compile(r, agents...)
+		var want []parser.Agent
+		for _, g := range refGroups(r, agents) {
+			want = append(want, g.Agents...)
+		}
+		require.Equal(t, want, m.Agents(), "agents %q on\n%s", agents, body)
+		for _, path := range []string{"/", "/0", "/1/a", "/3", "/4/a/b", "/6"} {
+			allowed, line := refVerdict(r, agents, path)
+			got := m.Match(path)
+			require.Equal(t, allowed, got.Allowed, "agents %q, %q on\n%s", agents, path, body)
+			require.Equal(t, line, got.Rule.Line, "agents %q, %q on\n%s", agents, path, body)
+		}
+	}
 }

@@ -62,6 +62,12 @@ func TestSizeFollowsTheHeap(t *testing.T) {
 		// that two of the worst entries (body and matcher) fit in it.
 		assert.Less(t, matcher.Compile(parser.Parse(body), "ExampleBot").Size(), int64(7*len(body)), name)
 	}
+	// The shapes built to make checks slow: their pieces and the trie of
+	// them are counted too, and stay within 6 times the body.
+	for _, c := range hostileCases(bodyCap, pathCap) {
+		check(c.name, c.body)
+		assert.Less(t, matcher.Compile(parser.Parse(c.body), "ExampleBot").Size(), int64(6*len(c.body)), c.name)
+	}
 	files := sharedtest.Corpus(t)
 	names := make([]string, 0, len(files))
 	for n, b := range files {

@@ -1,6 +1,8 @@
 package matcher
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -26,95 +28,202 @@ type UsageResult struct {
 	Allowed bool
 }
 
-// usageRules are the Content-Usage rules of the selected groups, compiled.
+// usageRules are the Content-Usage rules of the selected groups, compiled
+// into a pattern set of their own: a look-up is one search of the set, as
+// for Allow and Disallow, with the same bound on its cost.
 type usageRules struct {
-	rules []usageRule
+	// set holds the distinct canonical paths; a match reports the index in
+	// pats. A pattern's rank is its length, and equal ranks go to the
+	// lowest index, the path that appears first in the file.
+	set  patternSet
+	pats []usagePat
+	// byLen lists the indexes of pats ordered by length, then index: the
+	// patterns of one length are a run, byLen[pats[i].lo:pats[i].hi].
+	byLen []int32
+
 	// pathless combines the rules without a path, which match every path
 	// with length 0 (aipref.md reading 8); first is the first of them.
 	pathless usage.Prefs
-	first    int32 // index in rules of the first path-less rule; -1 for none
+	first    usageText
 }
 
-// usageRule is one Content-Usage rule. A path rule's pattern is compiled as
-// an Allow/Disallow pattern is, from the same canonical form (attach-05 §3.1:
-// "the same path prefix matching rules … counting the number of bytes in
-// the encoded path").
-type usageRule struct {
-	pat     pattern
-	octets  int // octets of the canonical pattern: the rule's length
-	prefs   usage.Prefs
-	path    string // as written
-	written string // the preferences as written
-	line    int32
+// usagePat is one distinct canonical path of the Content-Usage rules.
+type usagePat struct {
+	prefs  usage.Prefs // of every rule with this path, combined
+	first  usageText   // the first of them
+	head   span        // the literal head, in the set's text
+	kind   kind
+	wild   int32 // for the wild kind, its index in set.wild
+	lo, hi int32 // its run of equal length in byLen
+}
+
+// usageText is a Content-Usage rule as written: spans of the set's text.
+type usageText struct {
+	path, prefs span
+	line        int32
 }
 
 // compileUsage compiles the Content-Usage rules of groups; nil when they
 // have none.
 func compileUsage(groups []*parser.Group) *usageRules {
-	n := 0
+	n, size := 0, 0
 	for _, g := range groups {
-		n += len(g.ContentUsage)
+		for _, cu := range g.ContentUsage {
+			n++
+			size += 2*len(cu.Path) + len(cu.Preferences)
+		}
 	}
 	if n == 0 {
 		return nil
 	}
-	u := &usageRules{rules: make([]usageRule, 0, n), first: -1}
+	u := &usageRules{}
+	text := make([]byte, 0, size+size/8+64)
+	add := func(s string) span {
+		sp := span{uint32(len(text)), uint32(len(s))}
+		text = append(text, s...)
+		return sp
+	}
+	byCanon := make(map[string]int32, n)
+	var entries []entry
 	var segs []span
 	for _, g := range groups {
 		for _, cu := range g.ContentUsage {
-			r := usageRule{prefs: usage.Parse(cu.Preferences), path: strings.Clone(cu.Path),
-				written: strings.Clone(cu.Preferences), line: int32(min(cu.Line, 1<<31-1))}
+			prefs := usage.Parse(cu.Preferences)
 			if cu.Path == "" {
-				if u.first < 0 {
-					u.first = int32(len(u.rules))
+				if u.first.line == 0 {
+					u.first = usageText{prefs: add(cu.Preferences), line: int32(min(cu.Line, 1<<31-1))}
 				}
-				u.pathless = usage.Combine(u.pathless, r.prefs)
-			} else {
-				canon := urlpath.Pattern(cu.Path)
-				r.octets = len(canon)
-				r.pat, segs = newPattern(segs, canon, canon, 0)
+				u.pathless = usage.Combine(u.pathless, prefs)
+				continue
 			}
-			u.rules = append(u.rules, r)
+			canon := urlpath.Pattern(cu.Path)
+			if i, ok := byCanon[canon]; ok {
+				u.pats[i].prefs = usage.Combine(u.pats[i].prefs, prefs) // vocab-07 §5.1
+				continue
+			}
+			id := int32(len(u.pats))
+			byCanon[canon] = id
+			base := uint32(len(text))
+			text = append(text, canon...)
+			var p pattern
+			p, segs = newPattern(segs, canon, canon, rankOf(len(canon), false))
+			entries = append(entries, entry{pattern: p, base: base, id: id})
+			first := usageText{path: span{base, uint32(len(canon))}, line: int32(min(cu.Line, 1<<31-1))}
+			if canon != cu.Path {
+				first.path = add(cu.Path)
+			}
+			first.prefs = add(cu.Preferences)
+			u.pats = append(u.pats, usagePat{prefs: prefs, first: first,
+				head: span{base, uint32(p.head)}, kind: p.kind, wild: -1})
 		}
+	}
+	u.set = newPatternSet(entries, text)
+	for i := range u.set.wild {
+		u.pats[u.set.wild[i].id()].wild = int32(i)
+	}
+	u.byLen = make([]int32, len(u.pats))
+	for i := range u.byLen {
+		u.byLen[i] = int32(i)
+	}
+	length := func(i int32) int { return len(entries[i].canon) }
+	slices.SortStableFunc(u.byLen, func(a, b int32) int { return cmp.Compare(length(a), length(b)) })
+	for lo := 0; lo < len(u.byLen); {
+		hi := lo + 1
+		for hi < len(u.byLen) && length(u.byLen[hi]) == length(u.byLen[lo]) {
+			hi++
+		}
+		for _, i := range u.byLen[lo:hi] {
+			u.pats[i].lo, u.pats[i].hi = int32(lo), int32(hi)
+		}
+		lo = hi
 	}
 	return u
 }
 
 // lookup returns the combined preferences for the canonical path and the
-// index of the rule that states them; -1 when none matches.
-func (u *usageRules) lookup(path string) (usage.Prefs, int32) {
-	best, win := -1, int32(-1)
-	var prefs usage.Prefs
-	for i := range u.rules {
-		r := &u.rules[i]
-		if r.path == "" || r.octets < best || !r.pat.matches(path) {
+// rule that states them; ok is false when none does.
+func (u *usageRules) lookup(path string) (prefs usage.Prefs, rule usageText, ok bool) {
+	win := u.set.best(path)
+	if win < 0 {
+		return u.pathless, u.first, u.first.line != 0
+	}
+	p := &u.pats[win]
+	prefs = p.prefs
+	if p.hi-p.lo > 1 {
+		prefs = u.ties(path, win, prefs)
+	}
+	return prefs, p.first, true
+}
+
+// ties combines into prefs the preferences of the other patterns of win's
+// length that match the canonical path (aipref.md reading 10: equally
+// specific rules combine most restrictively). Only patterns after win can
+// match: the set reports the first. A literal pattern is compared with the
+// path, at a cost bounded by the octets of the file; the wildcard ones go
+// through a path index, as the set's own search does past its budget.
+func (u *usageRules) ties(path string, win int32, prefs usage.Prefs) usage.Prefs {
+	p := &u.pats[win]
+	var ix *pathIndex
+	var batch [lanes]*wildRule
+	var from [lanes]usage.Prefs
+	nb := 0
+	flush := func() {
+		if ix == nil {
+			ix = newPathIndex(&u.set, path)
+		}
+		m := ix.matchLanes(batch[:nb])
+		for j := range nb {
+			if m&(1<<j) != 0 {
+				prefs = usage.Combine(prefs, from[j])
+			}
+		}
+		nb = 0
+	}
+	for _, i := range u.byLen[p.lo:p.hi] {
+		q := &u.pats[i]
+		if i <= win || !strings.HasPrefix(path, q.head.in(u.set.text)) {
 			continue
 		}
-		if r.octets > best {
-			best, win, prefs = r.octets, int32(i), r.prefs
-			continue
+		switch q.kind {
+		case prefix:
+			prefs = usage.Combine(prefs, q.prefs)
+		case exact:
+			if len(path) == int(q.head.n) {
+				prefs = usage.Combine(prefs, q.prefs)
+			}
+		default:
+			w := &u.set.wild[q.wild]
+			if len(path) < int(w.minLen) {
+				continue
+			}
+			batch[nb], from[nb] = w, q.prefs
+			if nb++; nb == lanes {
+				flush()
+			}
 		}
-		prefs = usage.Combine(prefs, r.prefs) // equal length: most restrictive (reading 10)
 	}
-	if win < 0 && u.first >= 0 {
-		return u.pathless, u.first
+	if nb > 0 {
+		flush()
 	}
-	return prefs, win
+	if ix != nil {
+		ix.release()
+	}
+	return prefs
 }
 
 func (u *usageRules) size() int64 {
 	if u == nil {
 		return 0
 	}
-	n := int64(unsafe.Sizeof(*u)) + int64(cap(u.rules))*int64(unsafe.Sizeof(usageRule{}))
-	for i := range u.rules {
-		r := &u.rules[i]
-		// A Prefs keeps the labels outside the vocabulary in a canonical
-		// string of its own, at most twice the value it was read from.
-		n += int64(len(r.path) + 3*len(r.written) + len(r.pat.canon))
-		n += int64(cap(r.pat.segs)) * int64(unsafe.Sizeof(span{}))
+	n := int64(unsafe.Sizeof(*u)) + u.set.size()
+	n += int64(cap(u.pats)) * int64(unsafe.Sizeof(usagePat{}))
+	n += int64(cap(u.byLen)) * int64(unsafe.Sizeof(int32(0)))
+	// A Prefs keeps the labels outside the vocabulary in a canonical string
+	// of its own, at most twice the value it was read from.
+	for i := range u.pats {
+		n += 2 * int64(u.pats[i].first.prefs.n)
 	}
-	return n
+	return n + 2*int64(u.first.prefs.n)
 }
 
 // Usage returns the usage preferences the selected groups state for path,
@@ -134,13 +243,13 @@ func (m *Matcher) Usage(path string) UsageResult {
 	if !res.Allowed || m.usage == nil {
 		return res
 	}
-	prefs, win := m.usage.lookup(path)
-	if win < 0 {
+	prefs, rule, ok := m.usage.lookup(path)
+	if !ok {
 		return res
 	}
-	r := &m.usage.rules[win]
+	text := m.usage.set.text
 	res.Prefs = prefs
-	res.Rule = parser.ContentUsage{Path: r.path, Preferences: r.written, Line: int(r.line)}
+	res.Rule = parser.ContentUsage{Path: rule.path.in(text), Preferences: rule.prefs.in(text), Line: int(rule.line)}
 	return res
 }
 
@@ -149,7 +258,7 @@ func (m *Matcher) allowedCanonical(path string) bool {
 	if path == "/robots.txt" || m.groups == 0 {
 		return true
 	}
-	win := m.best(path)
+	win := m.set.best(path)
 	return win < 0 || m.rules[win].allow
 }
 

@@ -1,6 +1,7 @@
 package matcher_test
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -13,38 +14,44 @@ import (
 	"github.com/crawlkit/robots/usage"
 )
 
-// refUsage is the reference answer for Content-Usage: every rule of the
+// refUsageLine is the reference answer for Content-Usage: every rule of the
 // selected groups tried in turn, the longest matching path rule winning and
 // equal lengths combining, path-less rules only when no path rule matches,
-// nothing for a path the crawler may not fetch.
-func refUsage(r *parser.Robots, agents []string, path string) usage.Prefs {
+// nothing for a path the crawler may not fetch. The line is that of the
+// rule that states the preferences: the first in file order of the winning
+// length, or the first path-less rule; 0 for none.
+func refUsageLine(r *parser.Robots, agents []string, path string) (usage.Prefs, int) {
 	if ok, _ := refVerdict(r, agents, path); !ok {
-		return usage.Prefs{}
+		return usage.Prefs{}, 0
 	}
 	path = urlpath.Path(path)
-	best := -1
+	best, line, firstPathless := -1, 0, 0
 	var prefs, pathless usage.Prefs
 	for _, g := range refGroups(r, agents) {
 		for _, cu := range g.ContentUsage {
 			p := usage.Parse(cu.Preferences)
 			if cu.Path == "" {
 				pathless = usage.Combine(pathless, p)
+				if firstPathless == 0 {
+					firstPathless = cu.Line
+				}
 				continue
 			}
 			pat := urlpath.Pattern(cu.Path)
 			switch {
 			case !refMatches(pat, path) || len(pat) < best:
 			case len(pat) > best:
-				best, prefs = len(pat), p
+				best, prefs, line = len(pat), p, cu.Line
 			default:
 				prefs = usage.Combine(prefs, p)
+				line = min(line, cu.Line)
 			}
 		}
 	}
 	if best < 0 {
-		return pathless
+		return pathless, firstPathless
 	}
-	return prefs
+	return prefs, line
 }
 
 // draft-ietf-aipref-attach-05 §3.1 and §3.4, as aipref.md reads them.
@@ -86,6 +93,43 @@ Content-Usage: /bad/ Train-AI=y
 	assert.Zero(t, testing.AllocsPerRun(100, func() { m.Usage("/ab/c?d") }), "Usage allocates")
 }
 
+// Many patterns of one length, some of them identical, most with wildcards:
+// the ties are combined through the path index, in batches, and agree with
+// the reference on the preferences and the line (aipref.md reading 10).
+func TestUsageTiesAgainstReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 9))
+	values := []string{"train-ai=y", "train-ai=n", "search=n", "ai-use=n, future=y", "future=n", "search=y, ai-use=y", "Bad=y"}
+	pick := func(alphabet string, n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		return string(b)
+	}
+	for round := range 40 {
+		var b strings.Builder
+		b.WriteString("User-agent: *\nDisallow: /bbbb$\n")
+		for range 20 + rng.IntN(200) {
+			path := "/" + pick("ab*", 1+rng.IntN(5))
+			if rng.IntN(10) == 0 {
+				path = ""
+			} else if rng.IntN(8) == 0 {
+				path += "$"
+			}
+			b.WriteString("Content-Usage: " + path + " " + values[rng.IntN(len(values))] + "\n")
+		}
+		r := parser.Parse([]byte(b.String()))
+		m := matcher.Compile(r, "bot")
+		for range 200 {
+			path := "/" + pick("ab", rng.IntN(12))
+			want, line := refUsageLine(r, []string{"bot"}, path)
+			got := m.Usage(path)
+			require.Equal(t, want, got.Prefs, "round %d, %q\n%s", round, path, b.String())
+			require.Equal(t, line, got.Rule.Line, "round %d, %q\n%s", round, path, b.String())
+		}
+	}
+}
+
 func TestSignal(t *testing.T) {
 	r := parser.Parse([]byte("User-agent: a\nContent-Signal: search=yes, ai-train=yes\nAllow: /x\nUser-agent: *\nContent-Signal: ai-train=no\nDisallow:\nUser-agent: a\nContent-Signal: ai-train=no, ai-input=no\nAllow: /\n"))
 	s, rec := matcher.Compile(r, "a").Signal()
@@ -125,7 +169,9 @@ func FuzzUsage(f *testing.F) {
 		}
 		r := parser.Parse([]byte(b.String()))
 		got := matcher.Compile(r, "bot").Usage(path)
-		require.Equal(t, refUsage(r, []string{"bot"}, path), got.Prefs, "%q %q", b.String(), path)
+		want, line := refUsageLine(r, []string{"bot"}, path)
+		require.Equal(t, want, got.Prefs, "%q %q", b.String(), path)
+		require.Equal(t, line, got.Rule.Line, "%q %q", b.String(), path)
 		if got.Rule.Line != 0 {
 			require.True(t, got.Allowed)
 		}

@@ -1,0 +1,21 @@
+package matcher
+
+// MatchIndexed is Match with every wildcard rule searched through the path
+// index, for tests that compare it with the direct search.
+func (m *Matcher) MatchIndexed(path string) Result {
+	c := *m // shares m's arrays, which are immutable
+	c.set.direct = 0
+	return c.Match(path)
+}
+
+// SetIndexKnobs sets the base of the path index's hashes (1 makes every
+// anagram collide) and the number of look-ups after which a literal gets a
+// table, and returns a function that restores them.
+func SetIndexKnobs(base uint64, after int32) (restore func()) {
+	if base == 0 {
+		base = hashBase
+	}
+	oldBase, oldAfter := hashBase, tableAfter
+	hashBase, tableAfter = base, after
+	return func() { hashBase, tableAfter = oldBase, oldAfter }
+}
