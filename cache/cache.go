@@ -32,6 +32,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -257,6 +258,9 @@ func (c *Cache[V]) join(key string, now time.Time) *flight[V] {
 	if fl, ok := c.flights.Load(key); ok {
 		return fl.(*flight[V])
 	}
+	// A copy: the key is kept with what the flight stores, and the caller's
+	// may point into a URL of up to 8 KiB.
+	key = strings.Clone(key)
 	fl := &flight[V]{done: make(chan struct{}), early: make(chan struct{})}
 	if c.slots == nil {
 		fl.begin(now)
@@ -340,7 +344,7 @@ func (c *Cache[V]) keep(key string, o Outage, e *Entry[V]) {
 		return
 	}
 	if cur, ok := c.outages.get(key); ok && cur == o {
-		c.local.put(key, e)
+		c.local.put(strings.Clone(key), e)
 	}
 }
 
@@ -445,6 +449,7 @@ func (c *Cache[V]) Held(key string) *Record {
 // flight already running for key will not store its result. It fails only
 // when deriving the value panics.
 func (c *Cache[V]) Put(key string, rec *Record) error {
+	key = strings.Clone(key) // kept: it must not hold the caller's string alive
 	held, _ := c.local.get(key)
 	e, err := c.derive(rec, held)
 	if err != nil {

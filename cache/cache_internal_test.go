@@ -2,8 +2,10 @@ package cache
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -50,4 +52,31 @@ func TestKeepUndoesNothing(t *testing.T) {
 	got, ok := c.local.get(key)
 	require.True(t, ok)
 	assert.Same(t, e, got)
+}
+
+// The keys the cache keeps are its own: a caller's key may point into a URL
+// of up to 8 KiB, which must not stay alive for as long as the entry.
+func TestKeysAreCopied(t *testing.T) {
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	c := New(Config[blob]{
+		Bytes: 1 << 20, Grace: time.Second, Now: func() time.Time { return now },
+		Fetch: func(_ context.Context, key string, _ *Record) (*Record, func()) {
+			return &Record{Authority: key, Class: status.Success, Body: []byte("x"), FetchedAt: now, FreshUntil: now.Add(time.Hour)}, nil
+		},
+		Derive: func(*Record, *Entry[blob]) blob { return nil },
+	})
+	url := "https://a.example/" + strings.Repeat("x", 8000)
+	within := func(s string) bool {
+		p, lo := uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(unsafe.Pointer(unsafe.StringData(url)))
+		return p >= lo && p < lo+uintptr(len(url))
+	}
+	_, _, _, err := c.Lookup(context.Background(), url[:len("https://a.example")])
+	require.NoError(t, err)
+	require.NoError(t, c.Put(url[:len("https://a.exam")], &Record{Authority: "https://a.exam", Class: status.Success, FetchedAt: now, FreshUntil: now.Add(time.Hour)}))
+	keys, entries := c.local.snapshot()
+	require.Len(t, keys, 2)
+	for i, k := range keys {
+		assert.False(t, within(k), "the key %q points into the caller's URL", k)
+		assert.False(t, within(entries[i].Record.Authority), "the record's authority %q points into the caller's URL", k)
+	}
 }
