@@ -307,3 +307,33 @@ func TestKindsDistinct(t *testing.T) {
 	var e *Error
 	assert.False(t, errors.As(errors.New("x"), &e))
 }
+
+// The path is checked eight octets at a time where it can be: a control,
+// a bad escape or an octet to escape is found wherever it stands.
+func TestPathCheckedAtEveryOffset(t *testing.T) {
+	for i := range 20 {
+		path := "/" + strings.Repeat("a", i)
+		for _, tt := range []struct {
+			insert string
+			ok     bool
+			pq     string
+		}{
+			{"%zz", false, ""},
+			{"%4", false, ""},
+			{"\x01", false, ""},
+			{"%41", true, path + "%41ghijklmno"},
+			{" ", true, path + "%20ghijklmno"},
+			{"?%zz", true, path + "?%zzghijklmno"},
+		} {
+			in := "http://h" + path + tt.insert + "ghijklmno"
+			a, err := Parse(in)
+			if !tt.ok {
+				assert.Error(t, err, "%q", in)
+				continue
+			}
+			if assert.NoError(t, err, "%q", in) {
+				assert.Equal(t, tt.pq, a.PathQuery, "%q", in)
+			}
+		}
+	}
+}
