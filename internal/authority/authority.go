@@ -298,6 +298,12 @@ func scanScheme(rawURL string) int {
 // knownScheme returns the lowercase form of s and its default port when s is
 // http or https in any case, and "" otherwise.
 func knownScheme(s string) (scheme, defaultPort string) {
+	switch s { // as written almost always
+	case "https":
+		return "https", "443"
+	case "http":
+		return "http", "80"
+	}
 	switch {
 	case strings.EqualFold(s, "https"):
 		return "https", "443"
