@@ -119,22 +119,29 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // there are; it reports whether there are any.
 func report(w io.Writer, name string, findings []finding) bool {
 	slices.SortStableFunc(findings, func(a, b finding) int { return a.line - b.line })
+	problems := 0
 	for _, f := range findings {
 		fmt.Fprintln(w, f.format(name))
+		problems += max(f.unlisted, 1)
 	}
 	if len(findings) == 0 {
 		return false
 	}
-	fmt.Fprintf(w, "%s: %s\n", name, count(len(findings), "problem"))
+	fmt.Fprintf(w, "%s: %s\n", name, count(problems, "problem"))
 	return true
 }
 
-// finding is one problem of a robots.txt.
+// finding is one problem of a robots.txt, or a count of those not listed.
 type finding struct {
 	line int    // 1-based; 0 for the file as a whole
 	kind string // a short hyphenated name
 	msg  string // what is wrong
 	why  string // what crawlers do about it, for the file's owner
+
+	// unlisted, when not 0, makes the finding stand for that many problems
+	// that are counted but not listed, one by one, such as the warnings
+	// past the parser's first MaxWarnings.
+	unlisted int
 }
 
 func (f finding) format(name string) string {
@@ -192,6 +199,18 @@ func lint(body []byte) []finding {
 	var fs []finding
 	for _, w := range r.Warnings {
 		fs = append(fs, finding{line: w.Line, kind: w.Kind.String(), msg: w.Message, why: explanations[w.Kind]})
+	}
+	if n := r.OmittedWarnings; n > 0 {
+		// The parser keeps the first warnings, in line order, and counts
+		// the rest: they are all on later lines than the last one kept.
+		line := 0
+		if len(r.Warnings) > 0 {
+			line = r.Warnings[len(r.Warnings)-1].Line
+		}
+		fs = append(fs, finding{line: line, kind: "more",
+			msg:      count(n, "more warning") + " on later lines, not listed",
+			why:      fmt.Sprintf("the parser keeps the first %d warnings of a file; fix these and lint again", parser.MaxWarnings),
+			unlisted: n})
 	}
 	for _, o := range r.Other {
 		if why, ok := unsupported[strings.ToLower(o.Key)]; ok {

@@ -367,6 +367,58 @@ func TestCounts(t *testing.T) {
 	}
 }
 
+// The parser keeps its first MaxWarnings warnings and counts the rest in
+// OmittedWarnings: lint and fetch count them too, and say they are not
+// listed.
+func TestOmittedWarningsAreCounted(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		omitted int
+		lint    []string
+		fetch   []string
+	}{
+		{0, []string{fmt.Sprintf("robots.txt: %d problems\n", parser.MaxWarnings)},
+			[]string{fmt.Sprintf("\n%d warnings\n", parser.MaxWarnings)}},
+		{1, []string{
+			fmt.Sprintf("robots.txt:%d: more: 1 more warning on later lines, not listed — the parser keeps the first %d warnings of a file; fix these and lint again\n", parser.MaxWarnings+1, parser.MaxWarnings),
+			fmt.Sprintf("robots.txt: %d problems\n", parser.MaxWarnings+1)},
+			[]string{fmt.Sprintf("\n%d warnings\n", parser.MaxWarnings+1),
+				fmt.Sprintf("  ... and 1 more warning past the first %d, which the parser counts but does not keep\n", parser.MaxWarnings)}},
+		{37, []string{
+			fmt.Sprintf("robots.txt:%d: more: 37 more warnings on later lines, not listed — ", parser.MaxWarnings+1),
+			fmt.Sprintf("robots.txt: %d problems\n", parser.MaxWarnings+37)},
+			[]string{fmt.Sprintf("\n%d warnings\n", parser.MaxWarnings+37),
+				fmt.Sprintf("  ... and %d more warnings (robots fetch -all lists them all)\n", parser.MaxWarnings-screenful),
+				fmt.Sprintf("  ... and 37 more warnings past the first %d, which the parser counts but does not keep\n", parser.MaxWarnings)}},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.omitted), func(t *testing.T) {
+			var b strings.Builder
+			b.WriteString("User-agent: *\n")
+			for i := range parser.MaxWarnings + tt.omitted {
+				fmt.Fprintf(&b, "Dissallow: /p%d\n", i) // a misspelling each: a warning
+			}
+			f := filepath.Join(dir, "robots.txt")
+			require.NoError(t, os.WriteFile(f, []byte(b.String()), 0o644))
+			code, stdout, stderr := runCmd(t, "", "lint", f)
+			assert.Equal(t, 1, code, stderr)
+			for _, w := range tt.lint {
+				assertHas(t, stdout, w)
+			}
+			assert.Equal(t, parser.MaxWarnings+min(tt.omitted, 1)+1, strings.Count(stdout, "\n"), "a line per kept warning, one for the rest, the total")
+
+			code, stdout, stderr = runCmd(t, "", "fetch", site(t, 200, b.String()).URL)
+			assert.Equal(t, 0, code, stderr)
+			for _, w := range tt.fetch {
+				assertHas(t, stdout, w)
+			}
+			if tt.omitted == 0 {
+				assert.NotContains(t, stdout, "does not keep")
+			}
+		})
+	}
+}
+
 // A file with 18,963 groups (as real ones have) is summarized past a
 // screenful of each list; -all lists everything.
 func TestFetchSummarizes(t *testing.T) {
@@ -706,6 +758,15 @@ func BenchmarkCheckStdinManyHosts(b *testing.B) {
 		run([]string{"check", "-file", path}, strings.NewReader(input), io.Discard, io.Discard)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/URL")
+}
+
+// assertHas checks that out contains want, and shows only the end of a
+// long out when it does not.
+func assertHas(t *testing.T, out, want string) {
+	t.Helper()
+	if !strings.Contains(out, want) {
+		t.Errorf("the output does not contain\n\t%q\nits last 1,000 bytes are\n%s", want, out[max(0, len(out)-1000):])
+	}
 }
 
 // parseGroup parses body and returns its only group.
