@@ -38,7 +38,7 @@ const (
 	exitError   = 2 // bad usage, unreadable input, invalid URLs
 )
 
-const usage = `robots decides URLs against robots.txt (RFC 9309, as Google reads it).
+const robotsUsage = `robots decides URLs against robots.txt (RFC 9309, as Google reads it).
 
 Usage:
   robots check [flags] URL...     decide each URL: ALLOWED or DISALLOWED, and why
@@ -73,7 +73,7 @@ var commands = []command{
 // exit status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, robotsUsage)
 		return exitError
 	}
 	switch args[0] {
@@ -85,10 +85,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 					return exitOK
 				}
 			}
-			fmt.Fprintf(stderr, "robots: no command %q\n\n%s", args[1], usage)
+			fmt.Fprintf(stderr, "robots: no command %q\n\n%s", args[1], robotsUsage)
 			return exitError
 		}
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, robotsUsage)
 		return exitOK
 	}
 	for _, c := range commands {
@@ -96,7 +96,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return c.run(args[1:], stdin, stdout, stderr)
 		}
 	}
-	fmt.Fprintf(stderr, "robots: no command %q\n\n%s", args[0], usage)
+	fmt.Fprintf(stderr, "robots: no command %q\n\n%s", args[0], robotsUsage)
 	return exitError
 }
 
