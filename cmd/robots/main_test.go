@@ -58,6 +58,9 @@ func TestUsage(t *testing.T) {
 		{"check -h", []string{"check", "-h"}, 0, "-agent string", "", false},
 		{"fetch -h", []string{"fetch", "-h"}, 0, "Exit status: 0 when the site answered", "", false},
 		{"lint -h", []string{"lint", "-h"}, 0, "-timeout duration", "", false},
+		{"-h names usage", []string{"-h"}, 0, "robots usage [flags] URL", "", false},
+		{"help usage", []string{"help", "usage"}, 0, "Exit status: 0 when the crawler may fetch URL, 1 when it may not", "", false},
+		{"usage -h", []string{"usage", "-h"}, 0, "-header value", "", false},
 		{"bad flag", []string{"check", "-nope"}, 2, "", "flag provided but not defined: -nope", true},
 		{"bad duration", []string{"check", "-timeout", "soon", "https://e.com/"}, 2, "", "invalid value", true},
 		{"invalid agent", []string{"check", "-file", rfcExample, "-agent", "Foo/1.0", "/"}, 2, "", "not a product token", true},
@@ -97,6 +100,8 @@ func TestUsageOnce(t *testing.T) {
 		{[]string{"lint", "-help"}, 0, true},
 		{[]string{"check", "-nope"}, 2, false},
 		{[]string{"fetch", "-timeout", "soon"}, 2, false},
+		{[]string{"usage", "-h"}, 0, true},
+		{[]string{"usage", "-header"}, 2, false},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -642,6 +647,8 @@ func TestFilesAreCapped(t *testing.T) {
 		{"lint: where crawlers stop", []string{"lint", long}, 1,
 			fmt.Sprintf("long.txt:%d: too-large: the file is %d bytes; crawlers read the first %d, up to the line before this one", whole+1, b.Len(), maxBytes)},
 		{"check: 100 MiB", []string{"check", "-file", sparse, "/x"}, 0, "ALLOWED     /x  no group for robots-cli and no * group\n"},
+		{"usage: a rule past the cap does not apply", []string{"usage", "-file", long, "/late"}, 0, "\nverdict        ALLOWED: no rule matched\n"},
+		{"usage: 100 MiB", []string{"usage", "-file", sparse, "/x"}, 0, "\nverdict        ALLOWED: no group for robots-cli and no * group\n"},
 		{"lint: 100 MiB", []string{"lint", sparse}, 1,
 			fmt.Sprintf("sparse.txt:1: too-large: the file is %d bytes; crawlers read the first %d", 100<<20, maxBytes)},
 	}
