@@ -346,6 +346,7 @@ func TestCounts(t *testing.T) {
 	}
 	one := write("one.txt", "User-agent: *\nDissallow: /a\n")
 	two := write("two.txt", "User-agent: *\nDissallow: /a\nNoindex: /b\n")
+	eleven := write("eleven.txt", "User-agent: *\nContent-Usage: a=n, b=n, c=n, d=n, e=n, f=n, g=n, h=n, i=n, j=n, k=n\n") // 11 unknown labels
 	tests := []struct {
 		name string
 		args []string
@@ -354,6 +355,8 @@ func TestCounts(t *testing.T) {
 	}{
 		{"lint, one problem", []string{"lint", one}, []string{"one.txt: 1 problem\n"}, []string{"problems"}},
 		{"lint, two problems", []string{"lint", two}, []string{"two.txt: 2 problems\n"}, nil},
+		{"lint, one more problem", []string{"lint", eleven}, []string{
+			"eleven.txt:2: more: 1 more problem of this value, not listed — ", "eleven.txt: 11 problems\n"}, []string{"1 more problems"}},
 		{"fetch, one of each", []string{"fetch", site(t, 200, "User-agent: *\nDisallow: /a\nSitemap: https://e.com/s.xml\n").URL},
 			[]string{"\n1 group\n", "1 rule (0 allow, 1 disallow)", "\n1 sitemap\n", "\n0 warnings\n"},
 			[]string{"1 groups", "1 rules", "1 sitemaps"}},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -306,6 +307,102 @@ func TestUsageErrors(t *testing.T) {
 			assert.Empty(t, stdout)
 			assert.Contains(t, stderr, tt.stderr)
 			assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %q", stderr)
+		})
+	}
+}
+
+// robots lint reports each problem of each Content-Usage value
+// (usage.Validate) and of each Content-Signal value (usage.ParseSignal),
+// with its line; the parser's own one-line summary of such a value is not
+// repeated.
+func TestLintAIPREF(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		body string
+		want []string // the report's lines, each a prefix, without the file name; the total last
+	}{
+		// attach-05 §3.4's example, and Cloudflare's published default.
+		{"clean", "User-Agent: *\nAllow: /\nDisallow: /never/\nContent-Usage: train-ai=n\nContent-Usage: /ai-ok/ train-ai=y\n" +
+			"Content-Signal: search=yes, ai-train=no\n\nUser-Agent: ExampleBot\nAllow: /\nContent-Usage: train-ai=y, search=y, ai-use=n\n", nil},
+		// vocab-07 §6.5.1: not a Dictionary, so nothing is stated.
+		{"syntax", "User-agent: *\nContent-Usage: /a train-ai=n,\nContent-Usage: Train-ai=n\n", []string{
+			`:2: usage-syntax: not an RFC 9651 dictionary (trailing comma): every label is unknown (byte 11 of "train-ai=n,") — a Content-Usage value is an RFC 9651 Dictionary; one that is not states nothing (vocab-07 §6.5.1)`,
+			`:3: usage-syntax: not an RFC 9651 dictionary (uppercase letter in a key): every label is unknown (byte 0 of "Train-ai=n") — `,
+			": 2 problems"}},
+		// vocab-07 §3: a rule without preferences states nothing; a path
+		// alone is no preference (attach-05 §3.2).
+		{"empty", "User-agent: *\nContent-Usage:\nContent-Usage: /a/\n", []string{
+			":2: usage-empty: states no preference — the rule states nothing: every label is unknown (vocab-07 §3)",
+			":3: usage-empty: states no preference — ",
+			": 2 problems"}},
+		// vocab-07 §6.4: unknown labels are ignored, the others stand.
+		{"unknown label", "User-agent: *\nContent-Usage: bots=n, train-ai=y\nContent-Usage: ai-train=n\n", []string{
+			":2: usage-unknown-label: bots: a label of an earlier draft of the vocabulary, no longer defined; readers ignore it — the rule's other labels still count (vocab-07 §6.4)",
+			":3: usage-unknown-label: ai-train: Content-Signal's name; the AIPREF label is train-ai; readers ignore it — ",
+			": 2 problems"}},
+		// vocab-07 §6.2, §6.5: only the Tokens y and n.
+		{"bad value", "User-agent: *\nContent-Usage: train-ai=\"n\", search=yes, ai-use\n", []string{
+			`:2: usage-bad-value: train-ai: the value "n" is a String: write the Token y or n, without quotes; the label is unknown — only the Tokens y and n state a preference (vocab-07 §6.2, §6.5)`,
+			":2: usage-bad-value: search: the value yes is not the Token y (tokens compare exactly); the label is unknown — ",
+			":2: usage-bad-value: ai-use: a key alone is the Boolean true, not a preference: write ai-use=y or ai-use=n; the label is unknown — ",
+			": 3 problems"}},
+		// vocab-07 §6.5.1: only the last value of a label counts.
+		{"duplicate", "User-agent: *\nContent-Usage: train-ai=n, search=y, train-ai=y\n", []string{
+			":2: usage-duplicate: train-ai is given again at byte 22; only the last value counts — even when the last is the more permissive (vocab-07 §6.5.1)",
+			": 1 problem"}},
+		// attach-05 §3.2: a path starts with "/"; a value starting with "*"
+		// is read whole as preferences. The parser's own warning on the line
+		// (invalid-value) is not repeated.
+		{"wildcard path", "User-agent: *\nContent-Usage: *.pdf train-ai=n\n", []string{
+			`:2: usage-syntax: not an RFC 9651 dictionary (expected ',' between members): every label is unknown (byte 6 of "*.pdf train-ai=n") — `,
+			`:2: usage-wildcard: a Content-Usage path starts with '/'; a value starting with '*' has no path and is read whole as preferences (byte 0 of "*.pdf train-ai=n") — a path pattern may hold * but starts with / (attach-05 §3.2)`,
+			": 2 problems"}},
+		// vocab-07 §6.1: labels name categories; there are no wildcards.
+		{"wildcard label", "User-agent: *\nContent-Usage: *=n\n", []string{
+			`:2: usage-wildcard: "*" is not a label: labels have no wildcards; name each category — a key with * is no label of the vocabulary: readers ignore it (vocab-07 §6.1, §6.4)`,
+			": 1 problem"}},
+		// RFC 9309 §2.2.2, attach-05 §3: a rule before any group is
+		// ignored; the parser says so, and its value is not validated.
+		{"outside any group", "Content-Usage: train-ai=n,\nUser-agent: *\nAllow: /\n", []string{
+			":1: outside-group: content-usage before any user-agent line; ignored — crawlers ignore rules before the first User-agent line (RFC 9309 §2.2.2)",
+			": 1 problem"}},
+		// Cloudflare's Content-Signal, read leniently by usage.ParseSignal:
+		// each tolerance, parameter, unknown name, bad value and repeat.
+		{"Content-Signal", "User-agent: *\nContent-Signal: Search=yes, ai-train=no;v=1, train-ai=no, ai-input=maybe, search=no,\nContent-Signal:\n", []string{
+			":2: signal-tolerated: Search read as search: write names in lowercase — lenient readers accept it, stricter ones may not",
+			`:2: signal-parameters: parameters ";v=1" are not part of Content-Signal; ignored — Content-Signal defines no parameters`,
+			`:2: signal-unknown-label: "train-ai": an AIPREF label, which belongs in Content-Usage, not a Content-Signal name; ignored — Content-Signal has three names: search, ai-input and ai-train`,
+			`:2: signal-bad-value: ai-input: the value "maybe" is neither yes nor no; it is unknown — Content-Signal's values are yes and no`,
+			":2: signal-duplicate: search is given again at byte 58; only the last counts — state each name once",
+			`:2: signal-tolerated: empty member, skipped (byte 68 of "Search=yes, ai-train=no;v=1, train-ai=no, ai-input=maybe, search"…) — `,
+			":3: signal-empty: states no signal — the record states nothing",
+			": 7 problems"}},
+		// A hostile value costs a few lines: the first problems, then a count.
+		{"many problems in one value", "User-agent: *\nContent-Usage: " + strings.Repeat("x=n, ", 3000) + "x=n\nContent-Usage: ,\n", append(
+			strings.Split(strings.Repeat(":2: usage-unknown-label: x: \n:2: usage-duplicate: x is given again at byte 15000; \n", maxValueProblems/2), "\n")[:maxValueProblems],
+			fmt.Sprintf(":2: more: %d more problems of this value, not listed — lint lists the first %d problems of a value", 2*3000+1-maxValueProblems, maxValueProblems),
+			":3: usage-syntax: ",
+			": 6002 problems")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := filepath.Join(dir, "robots.txt")
+			require.NoError(t, os.WriteFile(f, []byte(tt.body), 0o644))
+			code, stdout, stderr := runCmd(t, "", "lint", f)
+			assert.Empty(t, stderr)
+			if tt.want == nil {
+				assert.Equal(t, 0, code)
+				assert.Empty(t, stdout)
+				return
+			}
+			assert.Equal(t, 1, code)
+			lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+			require.Len(t, lines, len(tt.want), stdout)
+			for i, w := range tt.want {
+				assert.True(t, strings.HasPrefix(lines[i], "robots.txt"+w), "line %d:\n\t%q\ndoes not start with\n\t%q", i, lines[i], "robots.txt"+w)
+			}
+			assert.NotContains(t, stdout, "invalid-value", "the parser's summary of a value lint validates")
 		})
 	}
 }
