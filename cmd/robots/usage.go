@@ -22,7 +22,7 @@ Content-Usage header field states them (§2):
 
   URL            https://example.com/blog/post
   agent          ExampleBot
-  robots.txt     https://example.com/robots.txt (200 OK: rules)
+  robots.txt     https://example.com/robots.txt (200 OK: success)
   verdict        ALLOWED: no rule matched
   group          line 4: User-agent: ExampleBot
   Content-Usage  line 6: Content-Usage: /blog/ train-ai=n, search=y

@@ -204,22 +204,28 @@ func TestUsageFile(t *testing.T) {
 	}
 }
 
-// The output as a user sees it: aligned rows.
-func TestUsageLayout(t *testing.T) {
-	f := filepath.Join(t.TempDir(), "robots.txt")
-	require.NoError(t, os.WriteFile(f, []byte(usageRobots), 0o644))
-	code, stdout, _ := runCmd(t, "", "usage", "-file", f, "-agent", "ExampleBot", "-header", "Content-Usage: train-ai=n", "https://example.com/post")
-	assert.Equal(t, 0, code)
+// The README's example, as a user sees it: aligned rows. robots.txt is the
+// example of draft-ietf-aipref-attach-05 §3.4; the header is more
+// restrictive for train-ai and states search (vocab-07 §5.1).
+func TestUsageREADME(t *testing.T) {
+	const example = "User-Agent: *\nAllow: /\nDisallow: /never/\nContent-Usage: train-ai=n\nContent-Usage: /ai-ok/ train-ai=y\n\n" +
+		"User-Agent: ExampleBot\nAllow: /\nContent-Usage: train-ai=y\n"
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "robots.txt"), []byte(example), 0o644))
+	t.Chdir(dir)
+	code, stdout, stderr := runCmd(t, "", "usage", "-file", "robots.txt", "-agent", "OtherBot", "-header", "Content-Usage: train-ai=n, search=y",
+		"https://example.com/ai-ok/page")
+	assert.Equal(t, 0, code, stderr)
 	assert.Equal(t, ""+
-		"URL              https://example.com/post\n"+
-		"agent            ExampleBot\n"+
-		"robots.txt       "+f+"\n"+
-		"verdict          ALLOWED: line 9: Allow: /\n"+
-		"group            line 8: User-agent: ExampleBot\n"+
-		"Content-Usage    line 10: Content-Usage: train-ai=y\n"+
+		"URL              https://example.com/ai-ok/page\n"+
+		"agent            OtherBot\n"+
+		"robots.txt       robots.txt\n"+
+		"verdict          ALLOWED: line 2: Allow: /\n"+
+		"group            line 1: User-agent: *\n"+
+		"Content-Usage    line 5: Content-Usage: /ai-ok/ train-ai=y\n"+
 		"from robots.txt  train-ai=y (search, ai-use unknown)\n"+
-		"from header      train-ai=n (search, ai-use unknown; 1 Content-Usage line)\n"+
-		"preferences      train-ai=n (search, ai-use unknown; the most restrictive of both, per label)\n", stdout)
+		"from header      train-ai=n, search=y (ai-use unknown; 1 Content-Usage line)\n"+
+		"preferences      train-ai=n, search=y (ai-use unknown; the most restrictive of both, per label)\n", stdout)
 }
 
 func TestUsageNetwork(t *testing.T) {
