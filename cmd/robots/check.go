@@ -57,29 +57,13 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if code, ok := parseFlags(fs, args, stdout); !ok {
 		return code
 	}
-	if !parser.IsValidToken(*agent) {
-		errorf(stderr, "check", "-agent %q is not a product token: letters, '_' and '-' only (RFC 9309 §2.2.1)", *agent)
-		return exitError
-	}
-	out := bufio.NewWriterSize(stdout, 64<<10)
-	defer out.Flush()
-	if *ua == defaultUA && *agent != defaultAgent {
-		*ua = *agent + "/1.0 (+https://github.com/crawlkit/robots)" // name the crawler asked about
-	}
-	o := robots.Options{UserAgent: *ua, Agents: []string{*agent}, FetchTimeout: *timeout}
-	if *file != "" {
-		res, err := readRobots(*file)
-		if err != nil {
-			errorf(stderr, "check", "%v", err)
-			return exitError
-		}
-		o.HTTPClient = &http.Client{Transport: fileTransport(res.Body)}
-	}
-	rc, err := robots.New(o)
+	rc, err := newClient(*agent, *ua, *file, *timeout)
 	if err != nil {
 		errorf(stderr, "check", "%v", err)
 		return exitError
 	}
+	out := bufio.NewWriterSize(stdout, 64<<10)
+	defer out.Flush()
 	c := &checker{agent: *agent, file: *file != "", rc: rc, json: *asJSON, out: out}
 
 	if fs.NArg() > 0 {
@@ -98,6 +82,28 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitFinding
 	}
 	return exitOK
+}
+
+// newClient returns the Client that decides for the crawler whose product
+// token is agent, sending ua (defaultUA means one naming agent), with a
+// fetch deadline of timeout. When file is not empty, every site serves that
+// local robots.txt: see fileTransport and fileURL.
+func newClient(agent, ua, file string, timeout time.Duration) (*robots.Client, error) {
+	if !parser.IsValidToken(agent) {
+		return nil, fmt.Errorf("-agent %q is not a product token: letters, '_' and '-' only (RFC 9309 §2.2.1)", agent)
+	}
+	if ua == defaultUA && agent != defaultAgent {
+		ua = agent + "/1.0 (+https://github.com/crawlkit/robots)" // name the crawler asked about
+	}
+	o := robots.Options{UserAgent: ua, Agents: []string{agent}, FetchTimeout: timeout}
+	if file != "" {
+		res, err := readRobots(file)
+		if err != nil {
+			return nil, err
+		}
+		o.HTTPClient = &http.Client{Transport: fileTransport(res.Body)}
+	}
+	return robots.New(o)
 }
 
 // maxLine bounds a line of standard input; a longer one is an ERROR line.
@@ -187,16 +193,11 @@ func (c *checker) checkLine(line string, tooLong bool) {
 func (c *checker) check(rawURL string) {
 	u := rawURL
 	if c.file {
-		if !strings.HasPrefix(rawURL, "/") {
-			// Invalidate checks rawURL as Allowed and Check do, and
-			// does nothing else here: only pathSite is ever cached.
-			if err := c.rc.Invalidate(rawURL); err != nil {
-				c.fail(rawURL, invalid(err))
-				return
-			}
-			u = afterAuthority(rawURL)
+		var err error
+		if u, err = fileURL(c.rc, rawURL); err != nil {
+			c.fail(rawURL, invalid(err))
+			return
 		}
-		u = pathSite + u
 	}
 	d, err := c.rc.Check(context.Background(), u)
 	switch {
@@ -207,6 +208,22 @@ func (c *checker) check(rawURL string) {
 	default:
 		c.decision(rawURL, d)
 	}
+}
+
+// fileURL returns the URL that rc, a Client whose every site serves the
+// -file robots.txt, is asked about for rawURL: the same path on pathSite.
+// rawURL may be a bare path; otherwise the library must accept it, and the
+// error is the library's when it does not.
+func fileURL(rc *robots.Client, rawURL string) (string, error) {
+	if strings.HasPrefix(rawURL, "/") {
+		return pathSite + rawURL, nil
+	}
+	// Invalidate checks rawURL as Allowed and Check do, and does nothing
+	// else here: only pathSite is ever cached.
+	if err := rc.Invalidate(rawURL); err != nil {
+		return "", err
+	}
+	return pathSite + afterAuthority(rawURL), nil
 }
 
 // invalid returns the message of err, a Client's error about a URL,
@@ -297,14 +314,7 @@ func (c *checker) fileResult(rawURL string, d robots.Decision) {
 		c.writeJSON(l)
 		return
 	}
-	why := d.Reason.String()
-	switch d.Reason {
-	case robots.RuleMatched:
-		why = ruleText(d.Rule)
-	case robots.NoGroup:
-		why = "no group for " + c.agent + " and no * group"
-	}
-	c.writeText(verdict(d.Allowed), rawURL, why)
+	c.writeText(verdict(d.Allowed), rawURL, because(c.agent, d))
 }
 
 func (c *checker) decision(rawURL string, d robots.Decision) {
@@ -324,6 +334,12 @@ func (c *checker) decision(rawURL string, d robots.Decision) {
 		c.writeJSON(l)
 		return
 	}
+	c.writeText(verdict(d.Allowed), rawURL, because(c.agent, d))
+}
+
+// because says why d, the decision for the crawler agent, is what it is:
+// the rule that decided and its line, or what stood in for rules.
+func because(agent string, d robots.Decision) string {
 	var why string
 	switch d.Reason {
 	case robots.RuleMatched:
@@ -331,7 +347,7 @@ func (c *checker) decision(rawURL string, d robots.Decision) {
 	case robots.NoRuleMatched, robots.RobotsTxt:
 		why = d.Reason.String()
 	case robots.NoGroup:
-		why = "no group for " + c.agent + " and no * group"
+		why = "no group for " + agent + " and no * group"
 	case robots.Unreachable, robots.UnreachableTooLong:
 		why = d.Reason.String() + " (" + d.Outcome + ", since " + d.UnreachableSince.UTC().Format(time.RFC3339) + ")"
 	default:
@@ -341,7 +357,7 @@ func (c *checker) decision(rawURL string, d robots.Decision) {
 		why += " [stale copy of " + d.FetchedAt.UTC().Format(time.RFC3339) + ": robots.txt unreachable since " +
 			d.UnreachableSince.UTC().Format(time.RFC3339) + "]"
 	}
-	c.writeText(verdict(d.Allowed), rawURL, why)
+	return why
 }
 
 func verdict(allowed bool) string {

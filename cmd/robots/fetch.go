@@ -184,12 +184,17 @@ func showRobots(w io.Writer, r *parser.Robots, limit int) {
 		}
 		fmt.Fprintf(w, "  %s\n", s)
 	}
-	fmt.Fprintf(w, "\n%s\n", count(len(r.Warnings), "warning"))
+	fmt.Fprintf(w, "\n%s\n", count(len(r.Warnings)+r.OmittedWarnings, "warning"))
 	for i, wn := range r.Warnings {
 		if more(w, i, len(r.Warnings), limit, "warning") {
 			break
 		}
 		fmt.Fprintf(w, "  line %d: %s: %s\n", wn.Line, wn.Kind, wn.Message)
+	}
+	if r.OmittedWarnings > 0 {
+		// Not even -all lists these: the parser counts them and keeps nothing.
+		fmt.Fprintf(w, "  ... and %s past the first %d, which the parser counts but does not keep\n",
+			count(r.OmittedWarnings, "more warning"), parser.MaxWarnings)
 	}
 }
 

@@ -10,11 +10,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/crawlkit/robots/fetch"
 	"github.com/crawlkit/robots/matcher"
 	"github.com/crawlkit/robots/parser"
 	"github.com/crawlkit/robots/status"
+	"github.com/crawlkit/robots/usage"
 )
 
 const lintUsage = `Usage: robots lint [flags] PATH|URL
@@ -30,6 +32,17 @@ space), records crawlers do not support (Noindex), a file longer than the
   robots.txt:5: misspelling: "Dissallow" accepted as disallow — ...
 
 the file and line, the kind, what is wrong, and what crawlers do about it.
+
+It checks the AIPREF Content-Usage rules (draft-ietf-aipref-attach-05 §3)
+too, each problem of each value: one that is not an RFC 9651 Dictionary
+(usage-syntax: the rule states nothing), states nothing (usage-empty),
+names a label outside the vocabulary (usage-unknown-label: ignored, the
+others count), gives a value other than y or n (usage-bad-value), repeats
+a label (usage-duplicate), or holds a '*' where a path or label belongs
+(usage-wildcard). Cloudflare's Content-Signal records are checked apart
+(signal-...: unknown names, values other than yes and no, repeats,
+parameters, and what lenient readers tolerate). Past the first 10 problems
+of a value, and the parser's first 1000 warnings, it counts the rest.
 
 PATH is a local file; a URL (http or https) is fetched: the robots.txt of its
 site, or the URL itself when its path is /robots.txt. When the site has no
@@ -119,22 +132,29 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // there are; it reports whether there are any.
 func report(w io.Writer, name string, findings []finding) bool {
 	slices.SortStableFunc(findings, func(a, b finding) int { return a.line - b.line })
+	problems := 0
 	for _, f := range findings {
 		fmt.Fprintln(w, f.format(name))
+		problems += max(f.unlisted, 1)
 	}
 	if len(findings) == 0 {
 		return false
 	}
-	fmt.Fprintf(w, "%s: %s\n", name, count(len(findings), "problem"))
+	fmt.Fprintf(w, "%s: %s\n", name, count(problems, "problem"))
 	return true
 }
 
-// finding is one problem of a robots.txt.
+// finding is one problem of a robots.txt, or a count of those not listed.
 type finding struct {
 	line int    // 1-based; 0 for the file as a whole
 	kind string // a short hyphenated name
 	msg  string // what is wrong
 	why  string // what crawlers do about it, for the file's owner
+
+	// unlisted, when not 0, makes the finding stand for that many problems
+	// that are counted but not listed, one by one, such as the warnings
+	// past the parser's first MaxWarnings.
+	unlisted int
 }
 
 func (f finding) format(name string) string {
@@ -189,10 +209,27 @@ var unsupported = map[string]string{
 // lint returns the problems of a robots.txt body.
 func lint(body []byte) []finding {
 	r := parser.Parse(body)
+	aipref, validated := aiprefFindings(r)
 	var fs []finding
 	for _, w := range r.Warnings {
+		if w.Kind == parser.InvalidValue && validated[w.Line] {
+			continue // aipref reports each of the value's problems
+		}
 		fs = append(fs, finding{line: w.Line, kind: w.Kind.String(), msg: w.Message, why: explanations[w.Kind]})
 	}
+	if n := r.OmittedWarnings; n > 0 {
+		// The parser keeps the first warnings, in line order, and counts
+		// the rest: they are all on later lines than the last one kept.
+		line := 0
+		if len(r.Warnings) > 0 {
+			line = r.Warnings[len(r.Warnings)-1].Line
+		}
+		fs = append(fs, finding{line: line, kind: "more",
+			msg:      count(n, "more warning") + " on later lines, not listed",
+			why:      fmt.Sprintf("the parser keeps the first %d warnings of a file; fix these and lint again", parser.MaxWarnings),
+			unlisted: n})
+	}
+	fs = append(fs, aipref...)
 	for _, o := range r.Other {
 		if why, ok := unsupported[strings.ToLower(o.Key)]; ok {
 			fs = append(fs, finding{line: o.Line, kind: "unsupported", msg: o.Key + " is not part of robots.txt", why: why})
@@ -217,6 +254,97 @@ func lint(body []byte) []finding {
 			why: "an HTML page holds no rules; serve a text/plain robots.txt"})
 	}
 	return fs
+}
+
+// maxValueProblems is how many problems lint lists of one Content-Usage or
+// Content-Signal value; it counts the rest, so that a hostile value costs
+// a few lines of report, not one per byte.
+const maxValueProblems = 10
+
+// usageWhy says, for each kind of problem of a Content-Usage value, what
+// readers do about it (the problem's message says what is wrong).
+var usageWhy = map[usage.ProblemKind]string{
+	usage.Syntax:       "a Content-Usage value is an RFC 9651 Dictionary; one that is not states nothing (vocab-07 §6.5.1)",
+	usage.Empty:        "the rule states nothing: every label is unknown (vocab-07 §3); write labels, such as train-ai=n",
+	usage.UnknownLabel: "the rule's other labels still count (vocab-07 §6.4)",
+	usage.BadValue:     "only the Tokens y and n state a preference (vocab-07 §6.2, §6.5); the rule's other labels still count",
+	usage.Duplicate:    "even when the last is the more permissive (vocab-07 §6.5.1): state each label once",
+	usage.Wildcard:     "a path pattern may hold * but starts with / (attach-05 §3.2)",
+}
+
+// labelWildcardWhy explains a Wildcard problem of a label, not a path.
+const labelWildcardWhy = "a key with * is no label of the vocabulary: readers ignore it (vocab-07 §6.1, §6.4)"
+
+// signalWhy says, for each kind of problem of a Content-Signal value, what
+// readers do about it. Content-Signal is Cloudflare's record, not AIPREF.
+var signalWhy = map[usage.ProblemKind]string{
+	usage.Empty:        "the record states nothing; write search=yes, ai-train=no or the like",
+	usage.UnknownLabel: "Content-Signal has three names: search, ai-input and ai-train",
+	usage.BadValue:     "Content-Signal's values are yes and no",
+	usage.Duplicate:    "state each name once",
+	usage.Parameters:   "Content-Signal defines no parameters",
+	usage.Tolerated:    "lenient readers accept it, stricter ones may not: write the canonical form, such as search=yes, ai-train=no",
+}
+
+// aiprefFindings returns the problems of the Content-Usage rules of r's
+// groups (usage.Validate) and of its Content-Signal records
+// (usage.ParseSignal), each with its line, and the lines it validated.
+// Records before any group are not validated: the parser reports them as
+// outside any group, and crawlers ignore them.
+func aiprefFindings(r *parser.Robots) ([]finding, map[int]bool) {
+	var fs []finding
+	validated := map[int]bool{}
+	for _, g := range r.Groups {
+		for _, cu := range g.ContentUsage {
+			validated[cu.Line] = true
+			fs = appendProblems(fs, cu.Line, "usage-", cu.Preferences, usage.Validate(cu.Preferences), usageWhy)
+		}
+	}
+	for _, cs := range r.ContentSignals {
+		validated[cs.Line] = true
+		_, ps := usage.ParseSignal(cs.Value)
+		fs = appendProblems(fs, cs.Line, "signal-", cs.Value, ps, signalWhy)
+	}
+	return fs, validated
+}
+
+// appendProblems appends to fs the problems ps of value, on line, the
+// first maxValueProblems of them and a count of the rest.
+func appendProblems(fs []finding, line int, prefix, value string, ps []usage.Problem, why map[usage.ProblemKind]string) []finding {
+	for i, p := range ps {
+		if i == maxValueProblems {
+			n := len(ps) - i
+			return append(fs, finding{line: line, kind: "more",
+				msg:      count(n, "more problem") + " of this value, not listed",
+				why:      fmt.Sprintf("lint lists the first %d problems of a value", maxValueProblems),
+				unlisted: n})
+		}
+		msg := p.Message
+		if p.Label == "" && value != "" {
+			// Where it is, for a problem its label does not place.
+			msg += fmt.Sprintf(" (byte %d of %s)", p.Offset, quoteCut(value))
+		}
+		w := why[p.Kind]
+		if p.Kind == usage.Wildcard && p.Label != "" {
+			w = labelWildcardWhy
+		}
+		fs = append(fs, finding{line: line, kind: prefix + p.Kind.String(), msg: msg, why: w})
+	}
+	return fs
+}
+
+// quoteCut quotes s, cut after 64 bytes (and "…" appended) so that a long
+// value costs a line of report, not its length each time it is quoted.
+func quoteCut(s string) string {
+	const max = 64
+	if len(s) <= max {
+		return strconv.Quote(s)
+	}
+	i := max
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return strconv.Quote(s[:i]) + "…"
 }
 
 // shadowed returns the rules of g that can never decide: on every path a

@@ -5,6 +5,7 @@
 //	robots check [flags] URL...     ALLOWED or DISALLOWED, and why
 //	robots fetch [flags] URL        what the site's robots.txt is and means
 //	robots lint [flags] PATH|URL    the problems in a robots.txt, for site owners
+//	robots usage [flags] URL        the AIPREF usage preferences for a URL
 //
 // It uses the library's public API only, so what it prints is what a crawler
 // using the library decides. Run "robots help" or "robots <command> -h" for
@@ -38,12 +39,13 @@ const (
 	exitError   = 2 // bad usage, unreadable input, invalid URLs
 )
 
-const usage = `robots decides URLs against robots.txt (RFC 9309, as Google reads it).
+const robotsUsage = `robots decides URLs against robots.txt (RFC 9309, as Google reads it).
 
 Usage:
   robots check [flags] URL...     decide each URL: ALLOWED or DISALLOWED, and why
   robots fetch [flags] URL        fetch a site's robots.txt and show what it says
   robots lint [flags] PATH|URL    find the problems in a robots.txt
+  robots usage [flags] URL        show the AIPREF usage preferences for a URL
   robots help [command]           show this help, or a command's
 
 Examples:
@@ -52,6 +54,7 @@ Examples:
   cat urls.txt | robots check -file robots.txt -agent ExampleBot -json
   robots fetch https://example.com/
   robots lint robots.txt
+  robots usage -agent ExampleBot -header 'Content-Usage: train-ai=n' https://example.com/blog/post
 
 Run "robots <command> -h" for a command's flags and exit statuses.
 `
@@ -67,13 +70,14 @@ var commands = []command{
 	{"check", checkUsage, runCheck},
 	{"fetch", fetchUsage, runFetch},
 	{"lint", lintUsage, runLint},
+	{"usage", usageCmdUsage, runUsage},
 }
 
 // run runs the command line args (without the program name) and returns the
 // exit status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, robotsUsage)
 		return exitError
 	}
 	switch args[0] {
@@ -85,10 +89,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 					return exitOK
 				}
 			}
-			fmt.Fprintf(stderr, "robots: no command %q\n\n%s", args[1], usage)
+			fmt.Fprintf(stderr, "robots: no command %q\n\n%s", args[1], robotsUsage)
 			return exitError
 		}
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, robotsUsage)
 		return exitOK
 	}
 	for _, c := range commands {
@@ -96,7 +100,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return c.run(args[1:], stdin, stdout, stderr)
 		}
 	}
-	fmt.Fprintf(stderr, "robots: no command %q\n\n%s", args[0], usage)
+	fmt.Fprintf(stderr, "robots: no command %q\n\n%s", args[0], robotsUsage)
 	return exitError
 }
 

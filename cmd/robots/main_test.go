@@ -58,6 +58,9 @@ func TestUsage(t *testing.T) {
 		{"check -h", []string{"check", "-h"}, 0, "-agent string", "", false},
 		{"fetch -h", []string{"fetch", "-h"}, 0, "Exit status: 0 when the site answered", "", false},
 		{"lint -h", []string{"lint", "-h"}, 0, "-timeout duration", "", false},
+		{"-h names usage", []string{"-h"}, 0, "robots usage [flags] URL", "", false},
+		{"help usage", []string{"help", "usage"}, 0, "Exit status: 0 when the crawler may fetch URL, 1 when it may not", "", false},
+		{"usage -h", []string{"usage", "-h"}, 0, "-header value", "", false},
 		{"bad flag", []string{"check", "-nope"}, 2, "", "flag provided but not defined: -nope", true},
 		{"bad duration", []string{"check", "-timeout", "soon", "https://e.com/"}, 2, "", "invalid value", true},
 		{"invalid agent", []string{"check", "-file", rfcExample, "-agent", "Foo/1.0", "/"}, 2, "", "not a product token", true},
@@ -97,6 +100,8 @@ func TestUsageOnce(t *testing.T) {
 		{[]string{"lint", "-help"}, 0, true},
 		{[]string{"check", "-nope"}, 2, false},
 		{[]string{"fetch", "-timeout", "soon"}, 2, false},
+		{[]string{"usage", "-h"}, 0, true},
+		{[]string{"usage", "-header"}, 2, false},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -341,6 +346,7 @@ func TestCounts(t *testing.T) {
 	}
 	one := write("one.txt", "User-agent: *\nDissallow: /a\n")
 	two := write("two.txt", "User-agent: *\nDissallow: /a\nNoindex: /b\n")
+	eleven := write("eleven.txt", "User-agent: *\nContent-Usage: a=n, b=n, c=n, d=n, e=n, f=n, g=n, h=n, i=n, j=n, k=n\n") // 11 unknown labels
 	tests := []struct {
 		name string
 		args []string
@@ -349,6 +355,8 @@ func TestCounts(t *testing.T) {
 	}{
 		{"lint, one problem", []string{"lint", one}, []string{"one.txt: 1 problem\n"}, []string{"problems"}},
 		{"lint, two problems", []string{"lint", two}, []string{"two.txt: 2 problems\n"}, nil},
+		{"lint, one more problem", []string{"lint", eleven}, []string{
+			"eleven.txt:2: more: 1 more problem of this value, not listed — ", "eleven.txt: 11 problems\n"}, []string{"1 more problems"}},
 		{"fetch, one of each", []string{"fetch", site(t, 200, "User-agent: *\nDisallow: /a\nSitemap: https://e.com/s.xml\n").URL},
 			[]string{"\n1 group\n", "1 rule (0 allow, 1 disallow)", "\n1 sitemap\n", "\n0 warnings\n"},
 			[]string{"1 groups", "1 rules", "1 sitemaps"}},
@@ -362,6 +370,58 @@ func TestCounts(t *testing.T) {
 			}
 			for _, n := range tt.not {
 				assert.NotContains(t, stdout, n)
+			}
+		})
+	}
+}
+
+// The parser keeps its first MaxWarnings warnings and counts the rest in
+// OmittedWarnings: lint and fetch count them too, and say they are not
+// listed.
+func TestOmittedWarningsAreCounted(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		omitted int
+		lint    []string
+		fetch   []string
+	}{
+		{0, []string{fmt.Sprintf("robots.txt: %d problems\n", parser.MaxWarnings)},
+			[]string{fmt.Sprintf("\n%d warnings\n", parser.MaxWarnings)}},
+		{1, []string{
+			fmt.Sprintf("robots.txt:%d: more: 1 more warning on later lines, not listed — the parser keeps the first %d warnings of a file; fix these and lint again\n", parser.MaxWarnings+1, parser.MaxWarnings),
+			fmt.Sprintf("robots.txt: %d problems\n", parser.MaxWarnings+1)},
+			[]string{fmt.Sprintf("\n%d warnings\n", parser.MaxWarnings+1),
+				fmt.Sprintf("  ... and 1 more warning past the first %d, which the parser counts but does not keep\n", parser.MaxWarnings)}},
+		{37, []string{
+			fmt.Sprintf("robots.txt:%d: more: 37 more warnings on later lines, not listed — ", parser.MaxWarnings+1),
+			fmt.Sprintf("robots.txt: %d problems\n", parser.MaxWarnings+37)},
+			[]string{fmt.Sprintf("\n%d warnings\n", parser.MaxWarnings+37),
+				fmt.Sprintf("  ... and %d more warnings (robots fetch -all lists them all)\n", parser.MaxWarnings-screenful),
+				fmt.Sprintf("  ... and 37 more warnings past the first %d, which the parser counts but does not keep\n", parser.MaxWarnings)}},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.omitted), func(t *testing.T) {
+			var b strings.Builder
+			b.WriteString("User-agent: *\n")
+			for i := range parser.MaxWarnings + tt.omitted {
+				fmt.Fprintf(&b, "Dissallow: /p%d\n", i) // a misspelling each: a warning
+			}
+			f := filepath.Join(dir, "robots.txt")
+			require.NoError(t, os.WriteFile(f, []byte(b.String()), 0o644))
+			code, stdout, stderr := runCmd(t, "", "lint", f)
+			assert.Equal(t, 1, code, stderr)
+			for _, w := range tt.lint {
+				assertHas(t, stdout, w)
+			}
+			assert.Equal(t, parser.MaxWarnings+min(tt.omitted, 1)+1, strings.Count(stdout, "\n"), "a line per kept warning, one for the rest, the total")
+
+			code, stdout, stderr = runCmd(t, "", "fetch", site(t, 200, b.String()).URL)
+			assert.Equal(t, 0, code, stderr)
+			for _, w := range tt.fetch {
+				assertHas(t, stdout, w)
+			}
+			if tt.omitted == 0 {
+				assert.NotContains(t, stdout, "does not keep")
 			}
 		})
 	}
@@ -590,6 +650,8 @@ func TestFilesAreCapped(t *testing.T) {
 		{"lint: where crawlers stop", []string{"lint", long}, 1,
 			fmt.Sprintf("long.txt:%d: too-large: the file is %d bytes; crawlers read the first %d, up to the line before this one", whole+1, b.Len(), maxBytes)},
 		{"check: 100 MiB", []string{"check", "-file", sparse, "/x"}, 0, "ALLOWED     /x  no group for robots-cli and no * group\n"},
+		{"usage: a rule past the cap does not apply", []string{"usage", "-file", long, "/late"}, 0, "\nverdict        ALLOWED: no rule matched\n"},
+		{"usage: 100 MiB", []string{"usage", "-file", sparse, "/x"}, 0, "\nverdict        ALLOWED: no group for robots-cli and no * group\n"},
 		{"lint: 100 MiB", []string{"lint", sparse}, 1,
 			fmt.Sprintf("sparse.txt:1: too-large: the file is %d bytes; crawlers read the first %d", 100<<20, maxBytes)},
 	}
@@ -706,6 +768,15 @@ func BenchmarkCheckStdinManyHosts(b *testing.B) {
 		run([]string{"check", "-file", path}, strings.NewReader(input), io.Discard, io.Discard)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/URL")
+}
+
+// assertHas checks that out contains want, and shows only the end of a
+// long out when it does not.
+func assertHas(t *testing.T, out, want string) {
+	t.Helper()
+	if !strings.Contains(out, want) {
+		t.Errorf("the output does not contain\n\t%q\nits last 1,000 bytes are\n%s", want, out[max(0, len(out)-1000):])
+	}
 }
 
 // parseGroup parses body and returns its only group.
