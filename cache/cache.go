@@ -218,7 +218,10 @@ func (c *Cache[V]) miss(ctx context.Context, key string, held *Entry[V], now tim
 	if err := ctx.Err(); err != nil {
 		return nil, 0, now, err // no fetch for a caller already gone
 	}
-	fl := c.join(key, now)
+	fl, stored := c.join(key, now)
+	if fl == nil {
+		return stored, Hit, now, nil
+	}
 	if held != nil && servable(held.Record, now) && fl.inGrace(now, c.cfg.Grace) {
 		return held, Stale, now, nil
 	}
@@ -248,15 +251,22 @@ func servable(r *Record, now time.Time) bool {
 }
 
 // join returns the flight of key, starting one if none runs. Without a
-// bound on fetches, nothing can hold a flight back: it begins at once.
-func (c *Cache[V]) join(key string, now time.Time) *flight[V] {
+// bound on fetches, nothing can hold a flight back: it begins at once. When
+// a flight ended since the caller looked, it returns no flight but the
+// fresh entry that flight stored (commits hold c.mu, as join does here), so
+// that the caller answers with it instead of the expired entry it saw and
+// no second fetch follows the first.
+func (c *Cache[V]) join(key string, now time.Time) (*flight[V], *Entry[V]) {
 	if fl, ok := c.flights.Load(key); ok {
-		return fl.(*flight[V])
+		return fl.(*flight[V]), nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if fl, ok := c.flights.Load(key); ok {
-		return fl.(*flight[V])
+		return fl.(*flight[V]), nil
+	}
+	if e, ok := c.local.get(key); ok && e.Record.Fresh(now) {
+		return nil, e
 	}
 	// A copy: the key is kept with what the flight stores, and the caller's
 	// may point into a URL of up to 8 KiB.
@@ -267,7 +277,7 @@ func (c *Cache[V]) join(key string, now time.Time) *flight[V] {
 	}
 	c.flights.Store(key, fl)
 	go c.run(key, fl)
-	return fl
+	return fl, nil
 }
 
 // run is the flight of key: it looks again, obtains the record (from the

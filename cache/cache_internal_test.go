@@ -80,3 +80,30 @@ func TestKeysAreCopied(t *testing.T) {
 		assert.False(t, within(entries[i].Record.Authority), "the record's authority %q points into the caller's URL", k)
 	}
 }
+
+// A refresh that ends between a lookup's look at its entry and its joining
+// the flight has stored a fresh entry: the lookup answers with it, not with
+// the expired one it saw, and begins no flight.
+func TestRefreshEndingMeanwhileAnswers(t *testing.T) {
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	c := New(Config[blob]{
+		Bytes: 1 << 20, Grace: 5 * time.Second, Now: func() time.Time { return now },
+		Fetch:  func(context.Context, string, *Record) (*Record, func()) { panic("no fetch in this test") },
+		Derive: func(*Record, *Entry[blob]) blob { return nil },
+	})
+	const key = "https://a.example"
+	rec := func(at time.Time) *Record {
+		return &Record{Authority: key, Class: status.Success, Body: []byte("x"), FetchedAt: at, FreshUntil: at.Add(time.Hour)}
+	}
+	require.NoError(t, c.Put(key, rec(now.Add(-2*time.Hour))))
+	seen, _ := c.local.get(key) // what Lookup saw: expired
+	require.False(t, seen.Record.Fresh(now))
+	require.NoError(t, c.Put(key, rec(now))) // the refresh ends and stores
+	e, served, _, err := c.miss(context.Background(), key, seen, now)
+	require.NoError(t, err)
+	assert.Equal(t, Hit, served)
+	assert.True(t, e.Record.Fresh(now))
+	_, ok := c.flights.Load(key)
+	assert.False(t, ok, "no flight begun, so no fetch")
+	assert.Zero(t, c.Stats().Panics, "no fetch was made")
+}
