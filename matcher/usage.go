@@ -66,26 +66,27 @@ type usageText struct {
 // compileUsage compiles the Content-Usage rules of groups; nil when they
 // have none.
 func compileUsage(groups []*parser.Group) *usageRules {
-	n, size := 0, 0
+	var sz textSize
 	for _, g := range groups {
 		for _, cu := range g.ContentUsage {
-			n++
-			size += 2*len(cu.Path) + len(cu.Preferences)
+			sz.add(cu.Path, false)
+			sz.text += len(cu.Preferences)
 		}
 	}
-	if n == 0 {
+	if sz.rules == 0 {
 		return nil
 	}
 	u := &usageRules{}
-	text := make([]byte, 0, size+size/8+64)
+	text := make([]byte, 0, sz.text)
 	add := func(s string) span {
 		sp := span{uint32(len(text)), uint32(len(s))}
 		text = append(text, s...)
 		return sp
 	}
-	byCanon := make(map[string]int32, n)
-	var entries []entry
-	var segs []span
+	byCanon := make(map[string]int32, sz.patterns)
+	entries := make([]entry, 0, sz.patterns)
+	segs := make([]span, 0, sz.segs)
+	var ps []pattern
 	for _, g := range groups {
 		for _, cu := range g.ContentUsage {
 			prefs := usage.Parse(cu.Preferences)
@@ -96,36 +97,35 @@ func compileUsage(groups []*parser.Group) *usageRules {
 				u.pathless = usage.Combine(u.pathless, prefs)
 				continue
 			}
-			canon := urlpath.Pattern(cu.Path)
+			base := uint32(len(text))
+			text = urlpath.AppendPattern(text, cu.Path)
+			// Appending to text later does not change these octets.
+			canon := unsafe.String(unsafe.SliceData(text[base:]), len(text)-int(base))
 			if i, ok := byCanon[canon]; ok {
+				text = text[:base]
 				u.pats[i].prefs = usage.Combine(u.pats[i].prefs, prefs) // vocab-07 §5.1
 				continue
 			}
 			id := int32(len(u.pats))
 			byCanon[canon] = id
-			base := uint32(len(text))
-			text = append(text, canon...)
-			var p pattern
-			p, segs = newPattern(segs, canon, canon, rankOf(len(canon), false))
-			entries = append(entries, entry{pattern: p, base: base, id: id})
+			n := len(entries)
+			ps, segs, entries = appendEntries(ps, segs, entries, canon, base, id, false)
 			first := usageText{path: span{base, uint32(len(canon))}, line: int32(min(cu.Line, 1<<31-1))}
 			if canon != cu.Path {
 				first.path = add(cu.Path)
 			}
 			first.prefs = add(cu.Preferences)
 			u.pats = append(u.pats, usagePat{prefs: prefs, first: first,
-				head: span{base, uint32(p.head)}, kind: p.kind, wild: -1})
+				head: span{base, entries[n].head}, kind: entries[n].kind, wild: -1})
 		}
 	}
-	u.set = newPatternSet(entries, text)
-	for i := range u.set.wild {
-		u.pats[u.set.wild[i].id()].wild = int32(i)
-	}
+	// Order the patterns by length before the set sorts the entries: a
+	// pattern's rank is its length.
 	u.byLen = make([]int32, len(u.pats))
 	for i := range u.byLen {
 		u.byLen[i] = int32(i)
 	}
-	length := func(i int32) int { return len(entries[i].canon) }
+	length := func(i int32) rank32 { return entries[i].rank }
 	slices.SortStableFunc(u.byLen, func(a, b int32) int { return cmp.Compare(length(a), length(b)) })
 	for lo := 0; lo < len(u.byLen); {
 		hi := lo + 1
@@ -136,6 +136,10 @@ func compileUsage(groups []*parser.Group) *usageRules {
 			u.pats[i].lo, u.pats[i].hi = int32(lo), int32(hi)
 		}
 		lo = hi
+	}
+	u.set = newPatternSet(entries, segs, finish(text))
+	for i := range u.set.wild {
+		u.pats[u.set.wild[i].id()].wild = int32(i)
 	}
 	return u
 }
