@@ -22,10 +22,20 @@ func (s span) in(text string) string { return text[s.off : s.off+s.n] }
 
 // rule is a rule of the crawler's groups, for reporting.
 type rule struct {
-	written span  // the pattern as written
-	line    int32 // its line
-	allow   bool
+	written span   // the pattern as written
+	bits    uint32 // its line<<1, | 1 for an Allow
 }
+
+func newRule(written span, line int, allow bool) rule {
+	r := rule{written: written, bits: uint32(min(max(line, 0), 1<<31-1)) << 1}
+	if allow {
+		r.bits |= 1
+	}
+	return r
+}
+
+func (r rule) allow() bool { return r.bits&1 != 0 }
+func (r rule) line() int   { return int(r.bits >> 1) }
 
 // rank32 orders the matches of one pattern against another: more octets in
 // the canonical pattern first (RFC 9309 §2.2.2), then allow over disallow.
@@ -123,7 +133,7 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 				written.off = uint32(len(text))
 				text = append(text, rl.Pattern...)
 			}
-			m.rules = append(m.rules, rule{written: written, line: int32(min(rl.Line, 1<<31-1)), allow: rl.Allow})
+			m.rules = append(m.rules, newRule(written, rl.Line, rl.Allow))
 			// The canonical pattern is text[base:written.off], or the
 			// pattern as written when they are the same. Appending to
 			// text later does not change these octets.

@@ -111,7 +111,7 @@ type Result struct {
 // normalized as patterns are, so "/ツ" and "/%E3%83%84" are the same path.
 func (m *Matcher) Allowed(path string) bool {
 	win, _ := m.decide(path)
-	return win < 0 || m.rules[win].allow
+	return win < 0 || m.rules[win].allow()
 }
 
 // Match is Allowed, explained: it also returns the rule that decided.
@@ -121,8 +121,8 @@ func (m *Matcher) Match(path string) Result {
 		return Result{Allowed: true, Reason: why}
 	}
 	r := m.rules[win]
-	return Result{Allowed: r.allow, Reason: RuleMatched,
-		Rule: parser.Rule{Allow: r.allow, Pattern: r.written.in(m.set.text), Line: int(r.line)}}
+	return Result{Allowed: r.allow(), Reason: RuleMatched,
+		Rule: parser.Rule{Allow: r.allow(), Pattern: r.written.in(m.set.text), Line: r.line()}}
 }
 
 // decide returns the index in m.rules of the rule that decides path, or -1

@@ -107,21 +107,30 @@ func (s *patternSet) lit(v uint32) string {
 
 // entry is a compiled pattern placed in the text, as newPatternSet takes
 // it: its literal head is text[base : base+head]; the segments after it,
-// for the wild kind, are segs[segs : segs+nsegs]; a match reports id.
+// for the wild kind, are segs[segs : segs+nsegs()]; a match reports id.
+// A file holds as many as rules: it is kept small.
 type entry struct {
-	base, head  uint32
-	id          int32
-	rank        rank32
-	segs, nsegs uint32
-	kind        kind
-	anchored    bool
+	base, head uint32
+	id         int32
+	rank       rank32
+	segs       uint32
+	bits       uint32 // nsegs<<3 | anchored<<2 | kind
 }
 
+func (e *entry) nsegs() uint32  { return e.bits >> 3 }
+func (e *entry) anchored() bool { return e.bits&4 != 0 }
+func (e *entry) patKind() kind  { return kind(e.bits & 3) }
+
 // newEntry places p, whose canon starts at base in the text and whose
-// segments start at segs in the set's list of them.
+// segments start at segs in the set's list of them. A pattern has fewer
+// than 1<<29 segments: the text, of uint32 offsets, is shorter than 4 GiB.
 func newEntry(p *pattern, base uint32, id int32, segs uint32) entry {
-	return entry{base: base, head: uint32(p.head), id: id, rank: p.rank,
-		segs: segs, nsegs: uint32(len(p.segs)), kind: p.kind, anchored: p.anchored}
+	e := entry{base: base, head: uint32(p.head), id: id, rank: p.rank, segs: segs,
+		bits: uint32(len(p.segs))<<3 | uint32(p.kind)}
+	if p.anchored {
+		e.bits |= 4
+	}
+	return e
 }
 
 // job is a node of a radix trie to fill in: the sorted strings [lo, hi) of
@@ -136,23 +145,23 @@ func newPatternSet(entries []entry, segs []span, text string) patternSet {
 	head := func(e *entry) string { return text[e.base : e.base+e.head] }
 	slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(head(&a), head(&b)) })
 	nodes := radixNodes(len(entries), func(i int) string { return head(&entries[i]) })
-	order, lits := s.sortLiterals(segs)
 	nwild := 0
 	for i := range entries {
-		if entries[i].kind == wild {
+		if entries[i].patKind() == wild {
 			nwild++
 		}
 	}
 	s.wild = make([]wildRule, 0, nwild)
 	s.nodes = make([]node, 1, nodes)
 	s.edges = make([]uint8, 1, nodes)
-	s.nodes[0] = newNode(span{})
 	// Breadth first, so that the children of a node are appended together.
-	// The job of node q is jobs[q].
-	jobs := make([]job, 1, max(nodes, lits))
-	jobs[0] = job{0, uint32(len(entries)), 0}
-	for q := 0; q < len(jobs); q++ {
-		j := jobs[q]
+	// Until it is filled in, a node holds its job (see setJob): the trie
+	// needs no queue beside it.
+	s.nodes[0] = newNode(span{})
+	s.nodes[0].setJob(job{0, uint32(len(entries)), 0})
+	many := 0 // nodes of more than fanout children
+	for q := 0; q < len(s.nodes); q++ {
+		j := s.nodes[q].takeJob()
 		lo := j.lo
 		wildLo := len(s.wild)
 		for ; lo < j.hi && entries[lo].head == j.depth; lo++ {
@@ -174,30 +183,40 @@ func newPatternSet(entries []entry, segs []span, text string) patternSet {
 			// The entries are sorted, so the common prefix of the first
 			// and the last of a run is common to all of it.
 			l := j.depth + 1 + uint32(commonPrefix(a[j.depth+1:], head(&entries[k-1])[j.depth+1:]))
-			s.nodes = append(s.nodes, newNode(span{entries[i].base + j.depth + 1, l - j.depth - 1}))
+			child := newNode(span{entries[i].base + j.depth + 1, l - j.depth - 1})
+			child.setJob(job{i, k, l})
+			s.nodes = append(s.nodes, child)
 			s.edges = append(s.edges, b)
-			jobs = append(jobs, job{i, k, l})
 			i = k
 		}
 		nd := &s.nodes[q]
 		nd.child, nd.nedges = int32(first), uint8(len(s.nodes)-first)
 		if nd.nedges > fanout {
+			many++
+		}
+	}
+	s.index = make([][128]uint8, 0, many)
+	for q := range s.nodes {
+		if nd := &s.nodes[q]; nd.nedges > fanout {
 			var ix [128]uint8
-			for c, b := range s.edges[first:] {
+			for c, b := range s.edges[nd.child : nd.child+int32(nd.nedges)] {
 				ix[b&0x7f] = uint8(c + 1)
 			}
 			nd.index = int32(len(s.index))
 			s.index = append(s.index, ix)
 		}
 	}
-	s.pieces = s.buildLiterals(segs, order, lits, jobs[:0])
+	// The trie of the literals needs a queue: its nodes have no room.
+	order, lits := s.sortLiterals(segs)
+	jobs := make([]job, 0, lits)
+	s.pieces = s.buildLiterals(segs, order, lits, jobs)
 	return s
 }
 
 // place stores entry e in node n.
 func (s *patternSet) place(n int32, e *entry, segs []span) {
 	nd := &s.nodes[n]
-	switch e.kind {
+	switch e.patKind() {
 	case prefix:
 		if nd.prefixID < 0 || full(e.rank, e.id) > full(nd.prefixRank, nd.prefixID) {
 			nd.prefixID, nd.prefixRank = e.id, e.rank
@@ -207,12 +226,12 @@ func (s *patternSet) place(n int32, e *entry, segs []span) {
 			nd.exactID, nd.exactRank = e.id, e.rank
 		}
 	case wild:
-		w := wildRule{rank: full(e.rank, e.id), head: e.head, pieces: e.segs, npiece: e.nsegs}
-		if e.anchored {
+		w := wildRule{rank: full(e.rank, e.id), head: e.head, pieces: e.segs, npiece: e.nsegs()}
+		if e.anchored() {
 			w.npiece |= anchoredBit
 		}
 		minLen := uint64(e.head)
-		for _, sp := range segs[e.segs : e.segs+e.nsegs] {
+		for _, sp := range segs[e.segs : e.segs+e.nsegs()] {
 			minLen += uint64(sp.n)
 			w.needs.add(sp.in(s.text))
 		}
@@ -522,6 +541,19 @@ func (s *patternSet) matchDirect(path string, w *wildRule) bool {
 // fanout is the number of children above which a node gets an index
 // instead of a linear scan of its edges.
 const fanout = 6
+
+// setJob keeps j in the fields of a node that is not filled in yet: the
+// trie's build holds its queue in the trie.
+func (nd *node) setJob(j job) {
+	nd.wildLo, nd.wildHi, nd.prefixRank = int32(j.lo), int32(j.hi), rank32(j.depth)
+}
+
+// takeJob returns the job kept by setJob, and clears the fields it used.
+func (nd *node) takeJob() job {
+	j := job{uint32(nd.wildLo), uint32(nd.wildHi), uint32(nd.prefixRank)}
+	nd.wildLo, nd.wildHi, nd.prefixRank = 0, 0, 0
+	return j
+}
 
 func newNode(tail span) node {
 	return node{tail: tail, index: -1, prefixID: -1, exactID: -1}

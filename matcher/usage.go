@@ -116,7 +116,7 @@ func compileUsage(groups []*parser.Group) *usageRules {
 			}
 			first.prefs = add(cu.Preferences)
 			u.pats = append(u.pats, usagePat{prefs: prefs, first: first,
-				head: span{base, entries[n].head}, kind: entries[n].kind, wild: -1})
+				head: span{base, entries[n].head}, kind: entries[n].patKind(), wild: -1})
 		}
 	}
 	// Order the patterns by length before the set sorts the entries: a
@@ -263,7 +263,7 @@ func (m *Matcher) allowedCanonical(path string) bool {
 		return true
 	}
 	win := m.set.best(path)
-	return win < 0 || m.rules[win].allow
+	return win < 0 || m.rules[win].allow()
 }
 
 // Signal returns the Content-Signal the selected groups state (Cloudflare's
