@@ -115,7 +115,7 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 			sz.add(rl.Pattern, rl.Allow)
 		}
 	}
-	m.agents = compileAgents(groups, nagents, agentText)
+	m.agents, m.agentText = compileAgents(groups, nagents, agentText)
 	m.rules = make([]rule, 0, sz.rules)
 	text := make([]byte, 0, sz.text)
 	entries := make([]entry, 0, sz.patterns)
@@ -146,6 +146,7 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 		}
 	}
 	m.set = newPatternSet(entries, segs, finish(text))
+	m.rules = keepReported(&m.set, m.rules)
 	m.usage = compileUsage(groups)
 	m.signal, m.signalRecord = compileSignal(r, groups)
 	return m
@@ -208,28 +209,29 @@ func appendEntries(ps []pattern, segs []span, entries []entry, canon string, bas
 	return ps, segs, entries
 }
 
-// compileAgents returns a copy of the user-agent lines of groups, n lines
-// of size octets of values, all of them in one string.
-func compileAgents(groups []*parser.Group, n, size int) []parser.Agent {
+// agentLine is a user-agent line of the selected groups: its value is a
+// span of Matcher.agentText.
+type agentLine struct {
+	value span
+	line  int32
+}
+
+// compileAgents returns the user-agent lines of groups, n lines of size
+// octets of values, and their values, all in one string.
+func compileAgents(groups []*parser.Group, n, size int) ([]agentLine, string) {
 	if n == 0 {
-		return nil
+		return nil, ""
 	}
 	var b strings.Builder
 	b.Grow(size)
+	agents := make([]agentLine, 0, n)
 	for _, g := range groups {
 		for _, a := range g.Agents {
+			agents = append(agents, agentLine{span{uint32(b.Len()), uint32(len(a.Value))}, int32(min(max(a.Line, 0), 1<<31-1))})
 			b.WriteString(a.Value)
 		}
 	}
-	all := b.String()
-	agents := make([]parser.Agent, 0, n)
-	for _, g := range groups {
-		for _, a := range g.Agents {
-			agents = append(agents, parser.Agent{Value: all[:len(a.Value)], Line: a.Line})
-			all = all[len(a.Value):]
-		}
-	}
-	return agents
+	return agents, b.String()
 }
 
 // selectGroups returns the groups that name one of the agents, or, when none
@@ -241,32 +243,60 @@ func selectGroups(r *parser.Robots, agents []string) []*parser.Group {
 			valid = append(valid, a)
 		}
 	}
-	var specific, global []*parser.Group
+	// Count first, and collect into a slice of the right size: a file can
+	// hold tens of thousands of groups.
+	nspecific, nglobal := 0, 0
 	for i := range r.Groups {
-		g := &r.Groups[i]
-		named, all := false, false
-		for _, a := range g.Agents {
-			if a.IsGlobal() {
-				all = true
-				continue
-			}
-			tok := a.Token()
-			for _, v := range valid {
-				if strings.EqualFold(tok, v) {
-					named = true
-				}
-			}
-		}
-		if named {
-			specific = append(specific, g)
-		} else if all {
-			global = append(global, g)
+		switch groupFor(&r.Groups[i], valid) {
+		case named:
+			nspecific++
+		case global:
+			nglobal++
 		}
 	}
-	if len(specific) > 0 {
-		return specific
+	want, n := named, nspecific
+	if nspecific == 0 {
+		want, n = global, nglobal
 	}
-	return global
+	if n == 0 {
+		return nil
+	}
+	groups := make([]*parser.Group, 0, n)
+	for i := range r.Groups {
+		if g := &r.Groups[i]; groupFor(g, valid) == want {
+			groups = append(groups, g)
+		}
+	}
+	return groups
+}
+
+// How a group applies to a crawler.
+const (
+	other  = iota // it does not
+	global        // it is a "*" group
+	named         // one of its lines names the crawler
+)
+
+// groupFor returns how g applies to a crawler with the valid product
+// tokens.
+func groupFor(g *parser.Group, valid []string) int {
+	all := false
+	for _, a := range g.Agents {
+		if a.IsGlobal() {
+			all = true
+			continue
+		}
+		tok := a.Token()
+		for _, v := range valid {
+			if strings.EqualFold(tok, v) {
+				return named
+			}
+		}
+	}
+	if all {
+		return global
+	}
+	return other
 }
 
 // kind of a compiled pattern.

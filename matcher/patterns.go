@@ -2,6 +2,7 @@ package matcher
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 	"strings"
 	"unsafe"
@@ -211,6 +212,58 @@ func newPatternSet(entries []entry, segs []span, text string) patternSet {
 	jobs := make([]job, 0, lits)
 	s.pieces = s.buildLiterals(segs, order, lits, jobs)
 	return s
+}
+
+// keepReported returns the items of a list that a search can report, the
+// pattern ids of s being indexes in it, and renumbers the ids to be
+// indexes in what it returns: the rules a match can report are often far
+// fewer than the rules of the file (an empty pattern matches nothing, and
+// of equal patterns only the first is ever the best). The order of ids, and
+// so every verdict, is unchanged.
+func keepReported[T any](s *patternSet, list []T) []T {
+	reported := make([]uint64, (len(list)+63)/64)
+	mark := func(id int32) {
+		if id >= 0 {
+			reported[id/64] |= 1 << (id % 64)
+		}
+	}
+	for i := range s.nodes {
+		mark(s.nodes[i].prefixID)
+		mark(s.nodes[i].exactID)
+	}
+	for i := range s.wild {
+		mark(s.wild[i].id())
+	}
+	before := make([]int32, len(reported)) // ids reported before each word
+	n := int32(0)
+	for i, w := range reported {
+		before[i] = n
+		n += int32(bits.OnesCount64(w))
+	}
+	if int(n) == len(list) {
+		return list
+	}
+	renumber := func(id int32) int32 {
+		if id < 0 {
+			return id
+		}
+		return before[id/64] + int32(bits.OnesCount64(reported[id/64]&(1<<(id%64)-1)))
+	}
+	kept := make([]T, n)
+	for i := range list {
+		if reported[i/64]&(1<<(i%64)) != 0 {
+			kept[renumber(int32(i))] = list[i]
+		}
+	}
+	for i := range s.nodes {
+		nd := &s.nodes[i]
+		nd.prefixID, nd.exactID = renumber(nd.prefixID), renumber(nd.exactID)
+	}
+	for i := range s.wild {
+		w := &s.wild[i]
+		w.rank = full(rank32(w.rank>>32), renumber(w.id()))
+	}
+	return kept
 }
 
 // place stores entry e in node n.
