@@ -145,7 +145,7 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 			ps, segs, entries = appendEntries(ps, segs, entries, canon, base, idx, rl.Allow)
 		}
 	}
-	m.set = newPatternSet(entries, segs, finish(text))
+	m.set = newPatternSet(entries, segs, finish(text), true)
 	m.rules = keepReported(&m.set, m.rules)
 	m.usage = compileUsage(groups)
 	m.signal, m.signalRecord = compileSignal(r, groups)

@@ -140,8 +140,10 @@ type job struct{ lo, hi, depth uint32 }
 
 // newPatternSet compiles the entries, whose spans, and segs, refer to
 // text; the set keeps the text, and segs as its pieces. It sorts entries.
+// With dropEqual, of equal wildcard patterns only the best is kept: the
+// others are never reported.
 // Every array the set keeps is allocated at its final size.
-func newPatternSet(entries []entry, segs []span, text string) patternSet {
+func newPatternSet(entries []entry, segs []span, text string, dropEqual bool) patternSet {
 	s := patternSet{text: text, direct: directBudget}
 	head := func(e *entry) string { return text[e.base : e.base+e.head] }
 	slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(head(&a), head(&b)) })
@@ -171,6 +173,18 @@ func newPatternSet(entries []entry, segs []span, text string) patternSet {
 		if len(s.wild) > wildLo {
 			// Best rank first.
 			slices.SortFunc(s.wild[wildLo:], func(a, b wildRule) int { return cmp.Compare(b.rank, a.rank) })
+			if dropEqual {
+				// Of equal patterns, adjacent in this order, the
+				// first is the best.
+				run, kept := s.wild[wildLo:], 1
+				for _, w := range run[1:] {
+					if !s.samePattern(segs, &run[kept-1], &w) {
+						run[kept] = w
+						kept++
+					}
+				}
+				s.wild = s.wild[:wildLo+kept]
+			}
 			s.nodes[q].wildLo, s.nodes[q].wildHi = int32(wildLo), int32(len(s.wild))
 		}
 		first := len(s.nodes)
@@ -195,6 +209,9 @@ func newPatternSet(entries []entry, segs []span, text string) patternSet {
 		if nd.nedges > fanout {
 			many++
 		}
+	}
+	if len(s.wild) < cap(s.wild) {
+		s.wild = slices.Clone(s.wild) // equal patterns were dropped: no slack
 	}
 	s.index = make([][128]uint8, 0, many)
 	for q := range s.nodes {
@@ -264,6 +281,21 @@ func keepReported[T any](s *patternSet, list []T) []T {
 		w.rank = full(rank32(w.rank>>32), renumber(w.id()))
 	}
 	return kept
+}
+
+// samePattern reports whether a and b, wildcard patterns of one node whose
+// pieces are spans segs, are the same pattern with the same rank.
+func (s *patternSet) samePattern(segs []span, a, b *wildRule) bool {
+	if a.rank>>32 != b.rank>>32 || a.npiece != b.npiece {
+		return false
+	}
+	pa, pb := segs[a.pieces:a.pieces+a.npieces()], segs[b.pieces:b.pieces+b.npieces()]
+	for i := range pa {
+		if pa[i].in(s.text) != pb[i].in(s.text) {
+			return false
+		}
+	}
+	return true
 }
 
 // place stores entry e in node n.

@@ -137,7 +137,7 @@ func compileUsage(groups []*parser.Group) *usageRules {
 		}
 		lo = hi
 	}
-	u.set = newPatternSet(entries, segs, finish(text))
+	u.set = newPatternSet(entries, segs, finish(text), false) // ties needs every pattern
 	for i := range u.set.wild {
 		u.pats[u.set.wild[i].id()].wild = int32(i)
 	}
