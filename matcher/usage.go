@@ -76,17 +76,51 @@ func compileUsage(groups []*parser.Group) *usageRules {
 	if sz.rules == 0 {
 		return nil
 	}
-	u := &usageRules{}
+	u := &usageRules{pats: make([]usagePat, 0, sz.patterns)}
 	text := make([]byte, 0, sz.text)
 	add := func(s string) span {
 		sp := span{uint32(len(text)), uint32(len(s))}
 		text = append(text, s...)
 		return sp
 	}
-	byCanon := make(map[string]int32, sz.patterns)
+	// The rules of one canonical path combine into one pattern (vocab-07
+	// §5.1). The canonical paths go first in the text; sorting them finds
+	// the first rule of each, with no map of them.
+	paths := make([]span, 0, sz.patterns) // of the rules with a path, in file order
+	for _, g := range groups {
+		for _, cu := range g.ContentUsage {
+			if cu.Path != "" {
+				base := len(text)
+				text = urlpath.AppendPattern(text, cu.Path)
+				paths = append(paths, span{uint32(base), uint32(len(text) - base)})
+			}
+		}
+	}
+	canon := func(i int32) string {
+		// Appending to text later does not change these octets.
+		return unsafe.String(unsafe.SliceData(text[paths[i].off:]), paths[i].n)
+	}
+	order := make([]int32, len(paths))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int { return strings.Compare(canon(a), canon(b)) })
+	firstOf := make([]int32, len(paths)) // the first rule of the path of each
+	for lo := 0; lo < len(order); {
+		hi := lo + 1
+		for hi < len(order) && canon(order[hi]) == canon(order[lo]) {
+			hi++
+		}
+		for _, i := range order[lo:hi] {
+			firstOf[i] = order[lo] // stable: the lowest index comes first
+		}
+		lo = hi
+	}
+	patOf := order // reused: the pattern of each rule that is the first of its path
 	entries := make([]entry, 0, sz.patterns)
 	segs := make([]span, 0, sz.segs)
 	var ps []pattern
+	i := int32(0) // the index of the next rule with a path
 	for _, g := range groups {
 		for _, cu := range g.ContentUsage {
 			prefs := usage.Parse(cu.Preferences)
@@ -97,21 +131,19 @@ func compileUsage(groups []*parser.Group) *usageRules {
 				u.pathless = usage.Combine(u.pathless, prefs)
 				continue
 			}
-			base := uint32(len(text))
-			text = urlpath.AppendPattern(text, cu.Path)
-			// Appending to text later does not change these octets.
-			canon := unsafe.String(unsafe.SliceData(text[base:]), len(text)-int(base))
-			if i, ok := byCanon[canon]; ok {
-				text = text[:base]
-				u.pats[i].prefs = usage.Combine(u.pats[i].prefs, prefs) // vocab-07 §5.1
+			if f := firstOf[i]; f != i {
+				i++
+				p := &u.pats[patOf[f]]
+				p.prefs = usage.Combine(p.prefs, prefs) // vocab-07 §5.1
 				continue
 			}
-			id := int32(len(u.pats))
-			byCanon[canon] = id
+			c, base, id := canon(i), paths[i].off, int32(len(u.pats))
+			patOf[i] = id
+			i++
 			n := len(entries)
-			ps, segs, entries = appendEntries(ps, segs, entries, canon, base, id, false)
-			first := usageText{path: span{base, uint32(len(canon))}, line: int32(min(cu.Line, 1<<31-1))}
-			if canon != cu.Path {
+			ps, segs, entries = appendEntries(ps, segs, entries, c, base, id, false)
+			first := usageText{path: span{base, uint32(len(c))}, line: int32(min(cu.Line, 1<<31-1))}
+			if c != cu.Path {
 				first.path = add(cu.Path)
 			}
 			first.prefs = add(cu.Preferences)
