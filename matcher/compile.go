@@ -2,6 +2,7 @@ package matcher
 
 import (
 	"strings"
+	"unsafe"
 
 	"github.com/crawlkit/robots/internal/urlpath"
 	"github.com/crawlkit/robots/parser"
@@ -9,10 +10,12 @@ import (
 
 // A compiled Matcher owns one string, the text of its pattern set, and
 // everything else refers to it by span: the canonical patterns (whose heads,
-// pieces and trie labels are substrings of them), the patterns as written
-// when they differ, and the trie's edge octets. It keeps nothing of the parsed file, so the
-// body it came from can be collected, and it stays compact: a cache holds
-// thousands of them.
+// pieces and trie labels are substrings of them) and the patterns as
+// written when they differ; the user-agent values are one string of their
+// own. It keeps nothing of the parsed file, so the body it came from can be
+// collected, and it stays compact: a cache holds thousands of them.
+// Compiling counts before it allocates, so that what it throws away is
+// small beside what it keeps.
 
 // span is a substring of a text: text[off : off+n].
 type span struct{ off, n uint32 }
@@ -21,10 +24,20 @@ func (s span) in(text string) string { return text[s.off : s.off+s.n] }
 
 // rule is a rule of the crawler's groups, for reporting.
 type rule struct {
-	written span  // the pattern as written
-	line    int32 // its line
-	allow   bool
+	written span   // the pattern as written
+	bits    uint32 // its line<<1, | 1 for an Allow
 }
+
+func newRule(written span, line int, allow bool) rule {
+	r := rule{written: written, bits: uint32(min(max(line, 0), 1<<31-1)) << 1}
+	if allow {
+		r.bits |= 1
+	}
+	return r
+}
+
+func (r rule) allow() bool { return r.bits&1 != 0 }
+func (r rule) line() int   { return int(r.bits >> 1) }
 
 // rank32 orders the matches of one pattern against another: more octets in
 // the canonical pattern first (RFC 9309 §2.2.2), then allow over disallow.
@@ -88,44 +101,139 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 		groups = selectGroups(r, agents)
 	}
 	m.groups = len(groups)
-	n, size := 0, 0
+	// Every array is sized before it is filled, so that each is allocated
+	// once, at its final size: a file of rules costs what the matcher keeps
+	// and little more (DESIGN.md: parsing and compiling allocate at most
+	// 8 times the input).
+	var sz textSize
+	nagents, agentText := 0, 0
 	for _, g := range groups {
-		n += len(g.Rules)
+		nagents += len(g.Agents)
 		for _, a := range g.Agents {
-			m.agents = append(m.agents, parser.Agent{Value: strings.Clone(a.Value), Line: a.Line})
+			agentText += len(a.Value)
 		}
 		m.crawlDelay = max(m.crawlDelay, g.CrawlDelay)
 		for _, rl := range g.Rules {
-			size += len(rl.Pattern)
+			sz.add(rl.Pattern, rl.Allow)
 		}
 	}
-	m.rules = make([]rule, 0, n)
-	text := make([]byte, 0, size+size/8+64)
-	entries := make([]entry, 0, n+n/8)
+	m.agents, m.agentText = compileAgents(groups, nagents, agentText)
+	m.rules = make([]rule, 0, sz.rules)
+	text := make([]byte, 0, sz.text)
+	entries := make([]entry, 0, sz.patterns)
+	segs := make([]span, 0, sz.segs) // the segments of every pattern
 	var ps []pattern
-	var segs []span // backing store of every pattern's segments
 	for _, g := range groups {
 		for _, rl := range g.Rules {
 			idx := int32(len(m.rules))
-			canon := urlpath.Pattern(rl.Pattern)
 			base := uint32(len(text))
-			text = append(text, canon...)
-			written := span{base, uint32(len(canon))}
-			if canon != rl.Pattern {
-				written = span{uint32(len(text)), uint32(len(rl.Pattern))}
+			written := span{base, uint32(len(rl.Pattern))}
+			if urlpath.IsCanonicalPattern(rl.Pattern) {
+				text = append(text, rl.Pattern...)
+			} else {
+				text = urlpath.AppendPattern(text, rl.Pattern)
+				written.off = uint32(len(text))
 				text = append(text, rl.Pattern...)
 			}
-			m.rules = append(m.rules, rule{written: written, line: int32(min(rl.Line, 1<<31-1)), allow: rl.Allow})
-			ps, segs = appendPatterns(ps[:0], segs, canon, rl.Allow)
-			for _, p := range ps {
-				entries = append(entries, entry{pattern: p, base: base, id: idx})
+			m.rules = append(m.rules, newRule(written, rl.Line, rl.Allow))
+			// The canonical pattern is text[base:written.off], or the
+			// pattern as written when they are the same. Appending to
+			// text later does not change these octets.
+			n := written.off - base
+			if n == 0 {
+				n = written.n
 			}
+			canon := unsafe.String(unsafe.SliceData(text[base:]), n)
+			ps, segs, entries = appendEntries(ps, segs, entries, canon, base, idx, rl.Allow)
 		}
 	}
-	m.set = newPatternSet(entries, text)
+	m.set = newPatternSet(entries, segs, finish(text), true)
+	m.rules = keepReported(&m.set, m.rules)
 	m.usage = compileUsage(groups)
 	m.signal, m.signalRecord = compileSignal(r, groups)
 	return m
+}
+
+// textSize counts what Compile stores for a list of rules, to size its
+// arrays exactly.
+type textSize struct {
+	rules, patterns int
+	text            int    // octets of the canonical patterns, and of the patterns as written that differ
+	segs            int    // an upper bound on the segments: the stars of the patterns
+	scratch         []byte // the canonical form of the last pattern that is not canonical
+}
+
+// add counts a rule with pattern p.
+func (z *textSize) add(p string, allow bool) {
+	z.rules++
+	canon := p
+	if !urlpath.IsCanonicalPattern(p) {
+		z.scratch = urlpath.AppendPattern(z.scratch[:0], p)
+		canon = unsafe.String(unsafe.SliceData(z.scratch), len(z.scratch))
+		z.text += len(p)
+	}
+	z.text += len(canon)
+	if canon == "" {
+		return
+	}
+	stars := strings.Count(canon, "*")
+	z.patterns++
+	z.segs += stars
+	if allow && indexRule(canon) >= 0 {
+		z.patterns++
+		z.segs += stars
+	}
+}
+
+// finish returns the text as a string without a copy: it is never written
+// again. Its capacity is its length when it was sized exactly; if it was
+// not, the slack is not kept.
+func finish(text []byte) string {
+	if cap(text)-len(text) > len(text)/16 {
+		return string(text)
+	}
+	return unsafe.String(unsafe.SliceData(text), len(text))
+}
+
+// appendEntries appends to entries the compiled patterns of a rule whose
+// canonical pattern canon starts at base in the text, and their segments
+// to segs, as spans of the text. ps is scratch space; it returns all three.
+func appendEntries(ps []pattern, segs []span, entries []entry, canon string, base uint32, id int32, allow bool) ([]pattern, []span, []entry) {
+	first := len(segs)
+	ps, segs = appendPatterns(ps[:0], segs, canon, allow)
+	for i := first; i < len(segs); i++ {
+		segs[i].off += base
+	}
+	for _, p := range ps {
+		entries = append(entries, newEntry(&p, base, id, uint32(first)))
+		first += len(p.segs)
+	}
+	return ps, segs, entries
+}
+
+// agentLine is a user-agent line of the selected groups: its value is a
+// span of Matcher.agentText.
+type agentLine struct {
+	value span
+	line  int32
+}
+
+// compileAgents returns the user-agent lines of groups, n lines of size
+// octets of values, and their values, all in one string.
+func compileAgents(groups []*parser.Group, n, size int) ([]agentLine, string) {
+	if n == 0 {
+		return nil, ""
+	}
+	var b strings.Builder
+	b.Grow(size)
+	agents := make([]agentLine, 0, n)
+	for _, g := range groups {
+		for _, a := range g.Agents {
+			agents = append(agents, agentLine{span{uint32(b.Len()), uint32(len(a.Value))}, int32(min(max(a.Line, 0), 1<<31-1))})
+			b.WriteString(a.Value)
+		}
+	}
+	return agents, b.String()
 }
 
 // selectGroups returns the groups that name one of the agents, or, when none
@@ -137,32 +245,60 @@ func selectGroups(r *parser.Robots, agents []string) []*parser.Group {
 			valid = append(valid, a)
 		}
 	}
-	var specific, global []*parser.Group
+	// Count first, and collect into a slice of the right size: a file can
+	// hold tens of thousands of groups.
+	nspecific, nglobal := 0, 0
 	for i := range r.Groups {
-		g := &r.Groups[i]
-		named, all := false, false
-		for _, a := range g.Agents {
-			if a.IsGlobal() {
-				all = true
-				continue
-			}
-			tok := a.Token()
-			for _, v := range valid {
-				if strings.EqualFold(tok, v) {
-					named = true
-				}
-			}
-		}
-		if named {
-			specific = append(specific, g)
-		} else if all {
-			global = append(global, g)
+		switch groupFor(&r.Groups[i], valid) {
+		case named:
+			nspecific++
+		case global:
+			nglobal++
 		}
 	}
-	if len(specific) > 0 {
-		return specific
+	want, n := named, nspecific
+	if nspecific == 0 {
+		want, n = global, nglobal
 	}
-	return global
+	if n == 0 {
+		return nil
+	}
+	groups := make([]*parser.Group, 0, n)
+	for i := range r.Groups {
+		if g := &r.Groups[i]; groupFor(g, valid) == want {
+			groups = append(groups, g)
+		}
+	}
+	return groups
+}
+
+// How a group applies to a crawler.
+const (
+	other  = iota // it does not
+	global        // it is a "*" group
+	named         // one of its lines names the crawler
+)
+
+// groupFor returns how g applies to a crawler with the valid product
+// tokens.
+func groupFor(g *parser.Group, valid []string) int {
+	all := false
+	for _, a := range g.Agents {
+		if a.IsGlobal() {
+			all = true
+			continue
+		}
+		tok := a.Token()
+		for _, v := range valid {
+			if strings.EqualFold(tok, v) {
+				return named
+			}
+		}
+	}
+	if all {
+		return global
+	}
+	return other
 }
 
 // kind of a compiled pattern.
@@ -217,7 +353,7 @@ func appendPatterns(ps []pattern, segs []span, canon string, allow bool) ([]patt
 	if allow {
 		// Google: "Allow: /a/index.html" also allows "/a/" (and nothing
 		// under it), as though "Allow: /a/$" had been written on its line.
-		if i := strings.LastIndexByte(canon, '/'); i >= 0 && strings.HasPrefix(canon[i:], "/index.htm") {
+		if i := indexRule(canon); i >= 0 {
 			p, segs = newPattern(segs, canon, canon[:i+1], rankOf(i+2, true))
 			p.anchored = true
 			if len(p.segs) == 0 {
@@ -227,6 +363,16 @@ func appendPatterns(ps []pattern, segs []span, canon string, allow bool) ([]patt
 		}
 	}
 	return ps, segs
+}
+
+// indexRule returns the index of the last '/' of canon when an Allow of
+// it also allows its directory under Google's index.html rule, and -1
+// otherwise.
+func indexRule(canon string) int {
+	if i := strings.LastIndexByte(canon, '/'); i >= 0 && strings.HasPrefix(canon[i:], "/index.htm") {
+		return i
+	}
+	return -1
 }
 
 // newPattern compiles lit, a prefix of canon (with a final '$' kept when it

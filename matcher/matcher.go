@@ -36,7 +36,6 @@
 package matcher
 
 import (
-	"slices"
 	"time"
 	"unsafe"
 
@@ -48,11 +47,15 @@ import (
 // Matcher answers whether paths are allowed for one crawler. It is
 // immutable and safe for concurrent use.
 type Matcher struct {
-	set   patternSet // the rules' patterns; a match reports the rule's index
-	rules []rule     // the rules of the selected groups, in file order
+	set patternSet // the rules' patterns; a match reports the rule's index
+	// The rules of the selected groups that a match can report, in file
+	// order: a rule whose pattern is empty, or that another of the same
+	// pattern always beats, has none.
+	rules []rule
 
-	agents     []parser.Agent // the user-agent lines of the selected groups
-	groups     int            // number of selected groups
+	agents     []agentLine // the user-agent lines of the selected groups
+	agentText  string      // their values
+	groups     int         // number of selected groups
 	crawlDelay time.Duration
 
 	usage        *usageRules // the Content-Usage rules of the selected groups; nil for none
@@ -111,7 +114,7 @@ type Result struct {
 // normalized as patterns are, so "/ツ" and "/%E3%83%84" are the same path.
 func (m *Matcher) Allowed(path string) bool {
 	win, _ := m.decide(path)
-	return win < 0 || m.rules[win].allow
+	return win < 0 || m.rules[win].allow()
 }
 
 // Match is Allowed, explained: it also returns the rule that decided.
@@ -121,8 +124,8 @@ func (m *Matcher) Match(path string) Result {
 		return Result{Allowed: true, Reason: why}
 	}
 	r := m.rules[win]
-	return Result{Allowed: r.allow, Reason: RuleMatched,
-		Rule: parser.Rule{Allow: r.allow, Pattern: r.written.in(m.set.text), Line: int(r.line)}}
+	return Result{Allowed: r.allow(), Reason: RuleMatched,
+		Rule: parser.Rule{Allow: r.allow(), Pattern: r.written.in(m.set.text), Line: r.line()}}
 }
 
 // decide returns the index in m.rules of the rule that decides path, or -1
@@ -189,7 +192,14 @@ func MatchOnce(r *parser.Robots, path string, agents ...string) Result {
 // Agents returns the user-agent lines of the groups that apply to the
 // crawler, in file order; none when no group applies.
 func (m *Matcher) Agents() []parser.Agent {
-	return slices.Clone(m.agents)
+	if len(m.agents) == 0 {
+		return nil
+	}
+	agents := make([]parser.Agent, len(m.agents))
+	for i, a := range m.agents {
+		agents[i] = parser.Agent{Value: a.value.in(m.agentText), Line: int(a.line)}
+	}
+	return agents
 }
 
 // Size returns the number of bytes m holds in memory: the Matcher and every
@@ -198,10 +208,7 @@ func (m *Matcher) Agents() []parser.Agent {
 func (m *Matcher) Size() int64 {
 	n := int64(unsafe.Sizeof(*m)) + m.set.size()
 	n += int64(cap(m.rules)) * int64(unsafe.Sizeof(rule{}))
-	n += int64(cap(m.agents)) * int64(unsafe.Sizeof(parser.Agent{}))
-	for _, a := range m.agents {
-		n += int64(len(a.Value))
-	}
+	n += int64(cap(m.agents))*int64(unsafe.Sizeof(agentLine{})) + int64(len(m.agentText))
 	n += int64(len(m.signalRecord.Value))
 	return n + m.usage.size()
 }

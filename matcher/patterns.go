@@ -2,6 +2,7 @@ package matcher
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 	"strings"
 	"unsafe"
@@ -24,6 +25,7 @@ import (
 type patternSet struct {
 	text  string       // the arena every span refers to (see compile.go)
 	nodes []node       // the trie over the patterns' literal heads; nodes[0] is the root
+	edges []uint8      // the first octet of each node's edge
 	index [][128]uint8 // child indexes of nodes of many children: octet -> child+1
 	wild  []wildRule   // wildcard patterns, grouped by node, best first
 
@@ -47,13 +49,12 @@ type patternSet struct {
 // patterns: the path from the root to a node spells the head of every
 // pattern stored in it. Children of a node are contiguous in nodes.
 type node struct {
-	// The edge into this node spells one octet, held in the parent's
-	// edges, then tail.
+	// The edge into this node spells one octet, edges[i] for node i, then
+	// tail.
 	tail   span
-	edges  uint32 // offset in the text of the first octet of each child's edge
-	child  int32  // index of the first child
-	index  int32  // for a node of many children, its child index in index; -1 otherwise
-	nedges uint8  // number of children
+	child  int32 // index of the first child
+	index  int32 // for a node of many children, its child index in index; -1 otherwise
+	nedges uint8 // number of children
 
 	// The best plain-prefix pattern and the best exact ("$"-anchored,
 	// star-free) pattern whose literal is this node's path, -1 when none,
@@ -105,171 +106,309 @@ func (s *patternSet) lit(v uint32) string {
 	return s.text[nd.off : nd.off+nd.depth]
 }
 
-// entry is a compiled pattern placed in the text: its canon starts at base;
-// a match reports id.
+// entry is a compiled pattern placed in the text, as newPatternSet takes
+// it: its literal head is text[base : base+head]; the segments after it,
+// for the wild kind, are segs[segs : segs+nsegs()]; a match reports id.
+// A file holds as many as rules: it is kept small.
 type entry struct {
-	pattern
-	base uint32
-	id   int32
+	base, head uint32
+	id         int32
+	rank       rank32
+	segs       uint32
+	bits       uint32 // nsegs<<3 | anchored<<2 | kind
 }
 
-// newPatternSet compiles the entries. text is the arena the entries' spans
-// refer to; the set appends what it needs (the trie's edge octets) and keeps
-// it.
-func newPatternSet(entries []entry, text []byte) patternSet {
-	var s patternSet
-	type key struct {
-		head string
-		off  uint32 // where an occurrence of head starts in text
-	}
-	keys := make([]key, len(entries))
-	for i, e := range entries {
-		keys[i] = key{e.canon[:e.head], e.base}
-	}
-	slices.SortFunc(keys, func(a, b key) int { return strings.Compare(a.head, b.head) })
-	keys = slices.CompactFunc(keys, func(a, b key) bool { return a.head == b.head })
-	nodeOf := make([]int32, len(keys)) // keys[i].head is spelled by nodes[nodeOf[i]]
+func (e *entry) nsegs() uint32  { return e.bits >> 3 }
+func (e *entry) anchored() bool { return e.bits&4 != 0 }
+func (e *entry) patKind() kind  { return kind(e.bits & 3) }
 
-	// A radix trie over n keys has fewer than 2n nodes.
-	s.nodes = make([]node, 1, 2*len(keys)+1)
-	s.nodes[0] = newNode(span{})
-	type job struct {
-		node   int32
-		lo, hi int // keys[lo:hi] share the node's path, of length depth
-		depth  int
+// newEntry places p, whose canon starts at base in the text and whose
+// segments start at segs in the set's list of them. A pattern has fewer
+// than 1<<29 segments: the text, of uint32 offsets, is shorter than 4 GiB.
+func newEntry(p *pattern, base uint32, id int32, segs uint32) entry {
+	e := entry{base: base, head: uint32(p.head), id: id, rank: p.rank, segs: segs,
+		bits: uint32(len(p.segs))<<3 | uint32(p.kind)}
+	if p.anchored {
+		e.bits |= 4
 	}
-	// Breadth first, so that the children of a node are appended together.
-	queue := make([]job, 1, cap(s.nodes))
-	queue[0] = job{0, 0, len(keys), 0}
-	for q := 0; q < len(queue); q++ {
-		j := queue[q]
-		lo := j.lo
-		if lo < j.hi && len(keys[lo].head) == j.depth {
-			nodeOf[lo] = j.node
-			lo++
+	return e
+}
+
+// job is a node of a radix trie to fill in: the sorted strings [lo, hi) of
+// the build all start with its string, of length depth.
+type job struct{ lo, hi, depth uint32 }
+
+// newPatternSet compiles the entries, whose spans, and segs, refer to
+// text; the set keeps the text, and segs as its pieces. It sorts entries.
+// With dropEqual, of equal wildcard patterns only the best is kept: the
+// others are never reported.
+// Every array the set keeps is allocated at its final size.
+func newPatternSet(entries []entry, segs []span, text string, dropEqual bool) patternSet {
+	s := patternSet{text: text, direct: directBudget}
+	head := func(e *entry) string { return text[e.base : e.base+e.head] }
+	slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(head(&a), head(&b)) })
+	nodes := radixNodes(len(entries), func(i int) string { return head(&entries[i]) })
+	nwild := 0
+	for i := range entries {
+		if entries[i].patKind() == wild {
+			nwild++
 		}
-		first, edges := int32(len(s.nodes)), uint32(len(text))
+	}
+	s.wild = make([]wildRule, 0, nwild)
+	s.nodes = make([]node, 1, nodes)
+	s.edges = make([]uint8, 1, nodes)
+	// Breadth first, so that the children of a node are appended together.
+	// Until it is filled in, a node holds its job (see setJob): the trie
+	// needs no queue beside it.
+	s.nodes[0] = newNode(span{})
+	s.nodes[0].setJob(job{0, uint32(len(entries)), 0})
+	many := 0 // nodes of more than fanout children
+	for q := 0; q < len(s.nodes); q++ {
+		j := s.nodes[q].takeJob()
+		lo := j.lo
+		wildLo := len(s.wild)
+		for ; lo < j.hi && entries[lo].head == j.depth; lo++ {
+			s.place(int32(q), &entries[lo], segs)
+		}
+		if len(s.wild) > wildLo {
+			// Best rank first.
+			slices.SortFunc(s.wild[wildLo:], func(a, b wildRule) int { return cmp.Compare(b.rank, a.rank) })
+			if dropEqual {
+				// Of equal patterns, adjacent in this order, the
+				// first is the best.
+				run, kept := s.wild[wildLo:], 1
+				for _, w := range run[1:] {
+					if !s.samePattern(segs, &run[kept-1], &w) {
+						run[kept] = w
+						kept++
+					}
+				}
+				s.wild = s.wild[:wildLo+kept]
+			}
+			s.nodes[q].wildLo, s.nodes[q].wildHi = int32(wildLo), int32(len(s.wild))
+		}
+		first := len(s.nodes)
 		for i := lo; i < j.hi; {
-			b := keys[i].head[j.depth]
+			a := head(&entries[i])
+			b := a[j.depth]
 			k := i + 1
-			for k < j.hi && keys[k].head[j.depth] == b {
+			for k < j.hi && text[entries[k].base+j.depth] == b {
 				k++
 			}
-			// The keys are sorted, so the common prefix of the first and
-			// the last of a run is common to all of it.
-			l := j.depth + commonPrefix(keys[i].head[j.depth:], keys[k-1].head[j.depth:])
-			s.nodes = append(s.nodes, newNode(span{keys[i].off + uint32(j.depth+1), uint32(l - j.depth - 1)}))
-			queue = append(queue, job{int32(len(s.nodes) - 1), i, k, l})
-			text = append(text, b)
+			// The entries are sorted, so the common prefix of the first
+			// and the last of a run is common to all of it.
+			l := j.depth + 1 + uint32(commonPrefix(a[j.depth+1:], head(&entries[k-1])[j.depth+1:]))
+			child := newNode(span{entries[i].base + j.depth + 1, l - j.depth - 1})
+			child.setJob(job{i, k, l})
+			s.nodes = append(s.nodes, child)
+			s.edges = append(s.edges, b)
 			i = k
 		}
-		nd := &s.nodes[j.node]
-		nd.child, nd.edges, nd.nedges = first, edges, uint8(uint32(len(text))-edges)
+		nd := &s.nodes[q]
+		nd.child, nd.nedges = int32(first), uint8(len(s.nodes)-first)
 		if nd.nedges > fanout {
+			many++
+		}
+	}
+	if len(s.wild) < cap(s.wild) {
+		s.wild = slices.Clone(s.wild) // equal patterns were dropped: no slack
+	}
+	s.index = make([][128]uint8, 0, many)
+	for q := range s.nodes {
+		if nd := &s.nodes[q]; nd.nedges > fanout {
 			var ix [128]uint8
-			for c := 0; c < int(nd.nedges); c++ {
-				ix[text[edges+uint32(c)]&0x7f] = uint8(c + 1)
+			for c, b := range s.edges[nd.child : nd.child+int32(nd.nedges)] {
+				ix[b&0x7f] = uint8(c + 1)
 			}
 			nd.index = int32(len(s.index))
 			s.index = append(s.index, ix)
 		}
 	}
-	if cap(s.nodes) > len(s.nodes)+len(s.nodes)/4 {
-		s.nodes = slices.Clone(s.nodes) // the set keeps them: no slack
-	}
-	s.text = string(text)
-
-	type placed struct {
-		node   int32
-		w      wildRule
-		pieces []span // in the text
-	}
-	var wilds []placed
-	npieces := 0
-	for _, e := range entries {
-		h, _ := slices.BinarySearchFunc(keys, e.canon[:e.head], func(k key, head string) int { return strings.Compare(k.head, head) })
-		n := nodeOf[h]
-		nd := &s.nodes[n]
-		switch e.kind {
-		case prefix:
-			if nd.prefixID < 0 || full(e.rank, e.id) > full(nd.prefixRank, nd.prefixID) {
-				nd.prefixID, nd.prefixRank = e.id, e.rank
-			}
-		case exact:
-			if nd.exactID < 0 || full(e.rank, e.id) > full(nd.exactRank, nd.exactID) {
-				nd.exactID, nd.exactRank = e.id, e.rank
-			}
-		case wild:
-			w := wildRule{rank: full(e.rank, e.id), head: uint32(e.head), minLen: uint32(min(e.minLen, 1<<32-1))}
-			if e.anchored {
-				w.npiece = anchoredBit
-			}
-			pieces := make([]span, len(e.segs))
-			for i, sp := range e.segs {
-				pieces[i] = span{e.base + sp.off, sp.n}
-				w.needs.add(sp.in(e.canon))
-			}
-			npieces += len(pieces)
-			wilds = append(wilds, placed{n, w, pieces})
-		}
-	}
-	// Group the wildcard patterns by node, best rank first within a node.
-	slices.SortFunc(wilds, func(a, b placed) int {
-		if a.node != b.node {
-			return cmp.Compare(a.node, b.node)
-		}
-		return cmp.Compare(b.w.rank, a.w.rank)
-	})
-	s.wild = make([]wildRule, len(wilds))
-	all := make([]span, 0, npieces)
-	for i, p := range wilds {
-		p.w.pieces = uint32(len(all))
-		p.w.npiece |= uint32(len(p.pieces))
-		all = append(all, p.pieces...)
-		s.wild[i] = p.w
-		nd := &s.nodes[p.node]
-		if nd.wildHi == 0 {
-			nd.wildLo = int32(i)
-		}
-		nd.wildHi = int32(i + 1)
-	}
-	s.pieces = s.buildLiterals(all)
-	s.direct = directBudget
+	// The trie of the literals needs a queue: its nodes have no room.
+	order, lits := s.sortLiterals(segs)
+	jobs := make([]job, 0, lits)
+	s.pieces = s.buildLiterals(segs, order, lits, jobs)
 	return s
 }
 
-// buildLiterals builds the radix trie of the distinct strings of the
-// pieces, spans of the text, and returns the pieces as nodes of it.
-func (s *patternSet) buildLiterals(pieces []span) []uint32 {
-	if len(pieces) == 0 {
-		return nil
+// keepReported returns the items of a list that a search can report, the
+// pattern ids of s being indexes in it, and renumbers the ids to be
+// indexes in what it returns: the rules a match can report are often far
+// fewer than the rules of the file (an empty pattern matches nothing, and
+// of equal patterns only the first is ever the best). The order of ids, and
+// so every verdict, is unchanged.
+func keepReported[T any](s *patternSet, list []T) []T {
+	reported := make([]uint64, (len(list)+63)/64)
+	mark := func(id int32) {
+		if id >= 0 {
+			reported[id/64] |= 1 << (id % 64)
+		}
 	}
-	// Sort the pieces by their strings: each node's pieces are a run.
-	order := make([]int32, len(pieces))
+	for i := range s.nodes {
+		mark(s.nodes[i].prefixID)
+		mark(s.nodes[i].exactID)
+	}
+	for i := range s.wild {
+		mark(s.wild[i].id())
+	}
+	before := make([]int32, len(reported)) // ids reported before each word
+	n := int32(0)
+	for i, w := range reported {
+		before[i] = n
+		n += int32(bits.OnesCount64(w))
+	}
+	if int(n) == len(list) {
+		return list
+	}
+	renumber := func(id int32) int32 {
+		if id < 0 {
+			return id
+		}
+		return before[id/64] + int32(bits.OnesCount64(reported[id/64]&(1<<(id%64)-1)))
+	}
+	kept := make([]T, n)
+	for i := range list {
+		if reported[i/64]&(1<<(i%64)) != 0 {
+			kept[renumber(int32(i))] = list[i]
+		}
+	}
+	for i := range s.nodes {
+		nd := &s.nodes[i]
+		nd.prefixID, nd.exactID = renumber(nd.prefixID), renumber(nd.exactID)
+	}
+	for i := range s.wild {
+		w := &s.wild[i]
+		w.rank = full(rank32(w.rank>>32), renumber(w.id()))
+	}
+	return kept
+}
+
+// samePattern reports whether a and b, wildcard patterns of one node whose
+// pieces are spans segs, are the same pattern with the same rank.
+func (s *patternSet) samePattern(segs []span, a, b *wildRule) bool {
+	if a.rank>>32 != b.rank>>32 || a.npiece != b.npiece {
+		return false
+	}
+	pa, pb := segs[a.pieces:a.pieces+a.npieces()], segs[b.pieces:b.pieces+b.npieces()]
+	for i := range pa {
+		if pa[i].in(s.text) != pb[i].in(s.text) {
+			return false
+		}
+	}
+	return true
+}
+
+// place stores entry e in node n.
+func (s *patternSet) place(n int32, e *entry, segs []span) {
+	nd := &s.nodes[n]
+	switch e.patKind() {
+	case prefix:
+		if nd.prefixID < 0 || full(e.rank, e.id) > full(nd.prefixRank, nd.prefixID) {
+			nd.prefixID, nd.prefixRank = e.id, e.rank
+		}
+	case exact:
+		if nd.exactID < 0 || full(e.rank, e.id) > full(nd.exactRank, nd.exactID) {
+			nd.exactID, nd.exactRank = e.id, e.rank
+		}
+	case wild:
+		w := wildRule{rank: full(e.rank, e.id), head: e.head, pieces: e.segs, npiece: e.nsegs()}
+		if e.anchored() {
+			w.npiece |= anchoredBit
+		}
+		minLen := uint64(e.head)
+		for _, sp := range segs[e.segs : e.segs+e.nsegs()] {
+			minLen += uint64(sp.n)
+			w.needs.add(sp.in(s.text))
+		}
+		w.minLen = uint32(min(minLen, 1<<32-1))
+		s.wild = append(s.wild, w)
+	}
+}
+
+// radixNodes returns the number of nodes, the root included, of the radix
+// trie over the sorted strings key(0), …, key(n-1). Its nodes spell the
+// root, the distinct strings, and the longest common prefixes of adjacent
+// ones; a stack of the prefixes open so far tells a new one from one seen
+// before (they are nested: a prefix seen before and shorter than the
+// current one is still on the stack).
+func radixNodes(n int, key func(int) string) int {
+	type open struct {
+		depth int // the length of a common prefix
+		// The length of the first string that has it as a prefix, since
+		// the last one that has a shorter common prefix with its next:
+		// the prefix is a string of the list when they are equal.
+		first int
+	}
+	nodes := 1
+	var stack []open
+	for i := 0; i < n; i++ {
+		k := key(i)
+		if i == 0 {
+			stack = append(stack, open{0, len(k)})
+		} else {
+			prev := key(i - 1)
+			if k == prev {
+				continue
+			}
+			l := commonPrefix(prev, k)
+			for stack[len(stack)-1].depth > l {
+				stack = stack[:len(stack)-1]
+			}
+			top := &stack[len(stack)-1]
+			if top.depth == l {
+				top.first = len(k) // the run of this prefix goes on
+			} else {
+				if top.first != l {
+					nodes++ // a branch that is not a string of the list
+				}
+				stack = append(stack, open{l, len(k)})
+			}
+		}
+		if k != "" {
+			nodes++
+		}
+	}
+	return nodes
+}
+
+// sortLiterals returns the indexes of the pieces, spans of the text,
+// ordered by their strings, and the number of nodes of the radix trie of
+// them, the sentinel included.
+func (s *patternSet) sortLiterals(pieces []span) (order []int32, nodes int) {
+	if len(pieces) == 0 {
+		return nil, 0
+	}
+	order = make([]int32, len(pieces))
 	for i := range order {
 		order[i] = int32(i)
 	}
 	str := func(i int32) string { return pieces[i].in(s.text) }
 	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(str(a), str(b)) })
-	ids := make([]uint32, len(pieces))
+	return order, radixNodes(len(order), func(i int) string { return str(order[i]) }) + 1
+}
 
-	s.litNodes = make([]litNode, 1, 2*len(pieces)+1)
-	s.edge0 = make([]uint8, 1, cap(s.litNodes))
-	type job struct {
-		node   int32
-		lo, hi int // order[lo:hi] share the node's string, of length depth
-		depth  int
+// buildLiterals builds the radix trie of the distinct strings of the
+// pieces, spans of the text, ordered by sortLiterals into order, of nodes
+// nodes, and returns the pieces as nodes of it. jobs is space for its
+// build.
+func (s *patternSet) buildLiterals(pieces []span, order []int32, nodes int, jobs []job) []uint32 {
+	if len(pieces) == 0 {
+		return nil
 	}
-	queue := make([]job, 1, cap(s.litNodes))
-	queue[0] = job{0, 0, len(order), 0}
-	for q := 0; q < len(queue); q++ {
-		j := queue[q]
+	str := func(i int32) string { return pieces[i].in(s.text) }
+	ids := make([]uint32, len(pieces))
+	s.litNodes = make([]litNode, 1, nodes)
+	s.edge0 = make([]uint8, 1, nodes-1)
+	// Breadth first; the job of node q is jobs[q].
+	jobs = append(jobs, job{0, uint32(len(order)), 0})
+	for q := 0; q < len(jobs); q++ {
+		j := jobs[q]
 		lo := j.lo
-		for lo < j.hi && len(str(order[lo])) == j.depth {
-			ids[order[lo]] = uint32(j.node) // the node's string is this piece
+		for lo < j.hi && uint32(len(str(order[lo]))) == j.depth {
+			ids[order[lo]] = uint32(q) // the node's string is this piece
 			lo++
 		}
-		s.litNodes[j.node].child = int32(len(s.litNodes))
+		s.litNodes[q].child = int32(len(s.litNodes))
 		for i := lo; i < j.hi; {
 			a := str(order[i])
 			k := i + 1
@@ -278,19 +417,15 @@ func (s *patternSet) buildLiterals(pieces []span) []uint32 {
 			}
 			// Sorted: the common prefix of the first and the last of a
 			// run is common to all of it.
-			l := j.depth + 1 + commonPrefix(a[j.depth+1:], str(order[k-1])[j.depth+1:])
-			s.litNodes = append(s.litNodes, litNode{parent: j.node, off: pieces[order[i]].off, depth: uint32(l)})
+			l := j.depth + 1 + uint32(commonPrefix(a[j.depth+1:], str(order[k-1])[j.depth+1:]))
+			s.litNodes = append(s.litNodes, litNode{parent: int32(q), off: pieces[order[i]].off, depth: l})
 			s.edge0 = append(s.edge0, a[j.depth])
-			queue = append(queue, job{int32(len(s.litNodes) - 1), i, k, l})
+			jobs = append(jobs, job{i, k, l})
 			i = k
 		}
 	}
 	// A sentinel closes the children of the last node.
 	s.litNodes = append(s.litNodes, litNode{child: int32(len(s.litNodes))})
-	if cap(s.litNodes) > len(s.litNodes)+len(s.litNodes)/4 {
-		s.litNodes = slices.Clone(s.litNodes)
-	}
-	s.edge0 = slices.Clone(s.edge0) // made with the nodes' capacity: the set keeps no slack
 	return ids
 }
 
@@ -299,6 +434,7 @@ func (s *patternSet) buildLiterals(pieces []span) []uint32 {
 func (s *patternSet) size() int64 {
 	n := int64(len(s.text))
 	n += int64(cap(s.nodes)) * int64(unsafe.Sizeof(node{}))
+	n += int64(cap(s.edges))
 	n += int64(cap(s.index)) * int64(unsafe.Sizeof([128]uint8{}))
 	n += int64(cap(s.wild)) * int64(unsafe.Sizeof(wildRule{}))
 	n += int64(cap(s.pieces)) * int64(unsafe.Sizeof(uint32(0)))
@@ -451,7 +587,7 @@ func (s *patternSet) edge(nd *node, c byte) int32 {
 		}
 		return int32(s.index[nd.index][c]) - 1
 	}
-	edges := s.text[nd.edges : nd.edges+uint32(nd.nedges)]
+	edges := s.edges[nd.child : nd.child+int32(nd.nedges)]
 	for i := 0; i < len(edges); i++ {
 		if edges[i] == c {
 			return int32(i)
@@ -490,6 +626,19 @@ func (s *patternSet) matchDirect(path string, w *wildRule) bool {
 // fanout is the number of children above which a node gets an index
 // instead of a linear scan of its edges.
 const fanout = 6
+
+// setJob keeps j in the fields of a node that is not filled in yet: the
+// trie's build holds its queue in the trie.
+func (nd *node) setJob(j job) {
+	nd.wildLo, nd.wildHi, nd.prefixRank = int32(j.lo), int32(j.hi), rank32(j.depth)
+}
+
+// takeJob returns the job kept by setJob, and clears the fields it used.
+func (nd *node) takeJob() job {
+	j := job{uint32(nd.wildLo), uint32(nd.wildHi), uint32(nd.prefixRank)}
+	nd.wildLo, nd.wildHi, nd.prefixRank = 0, 0, 0
+	return j
+}
 
 func newNode(tail span) node {
 	return node{tail: tail, index: -1, prefixID: -1, exactID: -1}

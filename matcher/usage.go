@@ -66,26 +66,61 @@ type usageText struct {
 // compileUsage compiles the Content-Usage rules of groups; nil when they
 // have none.
 func compileUsage(groups []*parser.Group) *usageRules {
-	n, size := 0, 0
+	var sz textSize
 	for _, g := range groups {
 		for _, cu := range g.ContentUsage {
-			n++
-			size += 2*len(cu.Path) + len(cu.Preferences)
+			sz.add(cu.Path, false)
+			sz.text += len(cu.Preferences)
 		}
 	}
-	if n == 0 {
+	if sz.rules == 0 {
 		return nil
 	}
-	u := &usageRules{}
-	text := make([]byte, 0, size+size/8+64)
+	u := &usageRules{pats: make([]usagePat, 0, sz.patterns)}
+	text := make([]byte, 0, sz.text)
 	add := func(s string) span {
 		sp := span{uint32(len(text)), uint32(len(s))}
 		text = append(text, s...)
 		return sp
 	}
-	byCanon := make(map[string]int32, n)
-	var entries []entry
-	var segs []span
+	// The rules of one canonical path combine into one pattern (vocab-07
+	// §5.1). The canonical paths go first in the text; sorting them finds
+	// the first rule of each, with no map of them.
+	paths := make([]span, 0, sz.patterns) // of the rules with a path, in file order
+	for _, g := range groups {
+		for _, cu := range g.ContentUsage {
+			if cu.Path != "" {
+				base := len(text)
+				text = urlpath.AppendPattern(text, cu.Path)
+				paths = append(paths, span{uint32(base), uint32(len(text) - base)})
+			}
+		}
+	}
+	canon := func(i int32) string {
+		// Appending to text later does not change these octets.
+		return unsafe.String(unsafe.SliceData(text[paths[i].off:]), paths[i].n)
+	}
+	order := make([]int32, len(paths))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int { return strings.Compare(canon(a), canon(b)) })
+	firstOf := make([]int32, len(paths)) // the first rule of the path of each
+	for lo := 0; lo < len(order); {
+		hi := lo + 1
+		for hi < len(order) && canon(order[hi]) == canon(order[lo]) {
+			hi++
+		}
+		for _, i := range order[lo:hi] {
+			firstOf[i] = order[lo] // stable: the lowest index comes first
+		}
+		lo = hi
+	}
+	patOf := order // reused: the pattern of each rule that is the first of its path
+	entries := make([]entry, 0, sz.patterns)
+	segs := make([]span, 0, sz.segs)
+	var ps []pattern
+	i := int32(0) // the index of the next rule with a path
 	for _, g := range groups {
 		for _, cu := range g.ContentUsage {
 			prefs := usage.Parse(cu.Preferences)
@@ -96,36 +131,33 @@ func compileUsage(groups []*parser.Group) *usageRules {
 				u.pathless = usage.Combine(u.pathless, prefs)
 				continue
 			}
-			canon := urlpath.Pattern(cu.Path)
-			if i, ok := byCanon[canon]; ok {
-				u.pats[i].prefs = usage.Combine(u.pats[i].prefs, prefs) // vocab-07 §5.1
+			if f := firstOf[i]; f != i {
+				i++
+				p := &u.pats[patOf[f]]
+				p.prefs = usage.Combine(p.prefs, prefs) // vocab-07 §5.1
 				continue
 			}
-			id := int32(len(u.pats))
-			byCanon[canon] = id
-			base := uint32(len(text))
-			text = append(text, canon...)
-			var p pattern
-			p, segs = newPattern(segs, canon, canon, rankOf(len(canon), false))
-			entries = append(entries, entry{pattern: p, base: base, id: id})
-			first := usageText{path: span{base, uint32(len(canon))}, line: int32(min(cu.Line, 1<<31-1))}
-			if canon != cu.Path {
+			c, base, id := canon(i), paths[i].off, int32(len(u.pats))
+			patOf[i] = id
+			i++
+			n := len(entries)
+			ps, segs, entries = appendEntries(ps, segs, entries, c, base, id, false)
+			first := usageText{path: span{base, uint32(len(c))}, line: int32(min(cu.Line, 1<<31-1))}
+			if c != cu.Path {
 				first.path = add(cu.Path)
 			}
 			first.prefs = add(cu.Preferences)
 			u.pats = append(u.pats, usagePat{prefs: prefs, first: first,
-				head: span{base, uint32(p.head)}, kind: p.kind, wild: -1})
+				head: span{base, entries[n].head}, kind: entries[n].patKind(), wild: -1})
 		}
 	}
-	u.set = newPatternSet(entries, text)
-	for i := range u.set.wild {
-		u.pats[u.set.wild[i].id()].wild = int32(i)
-	}
+	// Order the patterns by length before the set sorts the entries: a
+	// pattern's rank is its length.
 	u.byLen = make([]int32, len(u.pats))
 	for i := range u.byLen {
 		u.byLen[i] = int32(i)
 	}
-	length := func(i int32) int { return len(entries[i].canon) }
+	length := func(i int32) rank32 { return entries[i].rank }
 	slices.SortStableFunc(u.byLen, func(a, b int32) int { return cmp.Compare(length(a), length(b)) })
 	for lo := 0; lo < len(u.byLen); {
 		hi := lo + 1
@@ -136,6 +168,10 @@ func compileUsage(groups []*parser.Group) *usageRules {
 			u.pats[i].lo, u.pats[i].hi = int32(lo), int32(hi)
 		}
 		lo = hi
+	}
+	u.set = newPatternSet(entries, segs, finish(text), false) // ties needs every pattern
+	for i := range u.set.wild {
+		u.pats[u.set.wild[i].id()].wild = int32(i)
 	}
 	return u
 }
@@ -259,7 +295,7 @@ func (m *Matcher) allowedCanonical(path string) bool {
 		return true
 	}
 	win := m.set.best(path)
-	return win < 0 || m.rules[win].allow
+	return win < 0 || m.rules[win].allow()
 }
 
 // Signal returns the Content-Signal the selected groups state (Cloudflare's

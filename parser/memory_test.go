@@ -17,15 +17,38 @@ import (
 
 // The memory bounds of parsing (DESIGN.md, performance targets): parsing
 // and compiling allocate at most 4 times the input for blank or junk input
-// and 8 times for rule-dense input. Of that, Parse allocates about what the
-// Robots it returns keeps, at most 6 times the input (500 KiB of the
-// smallest groups that hold a rule: a Group, an Agent and a Rule are 136
-// bytes for 26 bytes of text), and nothing for what it does not keep.
+// and 8 times for rule-dense input, and the Robots and the Matcher keep at
+// most 6 times. Of that, Parse allocates about what the Robots it returns
+// keeps, at most 6 times the input (500 KiB of the smallest groups that
+// hold a rule: a Group, an Agent and a Rule are 136 bytes for 26 bytes of
+// text), and nothing for what it does not keep.
 const (
 	junkBound   = 4
+	denseBound  = 8
 	parseBound  = 6
 	retainBound = 6
 )
+
+// overBounds are the dense shapes that parsing and compiling do not yet
+// keep within the bounds, with the figures they are held to instead
+// (measured: short rules 11.1x and 9.1x, wildcard rules 11.4x and 8.0x,
+// content-usage 10.0x and 6.3x, with a few percent of margin). What is
+// over is what the Matcher keeps for each rule, not what compiling
+// throws away:
+//   - "allow:/1a2b" is 12 bytes, and the matcher keeps a 44-byte trie
+//     node, a 12-byte rule and 8 bytes of child index for it (5.9 times
+//     the input), beside the Robots' 3 times. A smaller node is a new
+//     layout for the lookup's walk.
+//   - "disallow:/*1a2b*a" keeps a 56-byte wildcard rule (32 bytes of it
+//     the octet summary that lets a check skip the rule) and the trie of
+//     its pieces: 5.7 times the input.
+//   - A Content-Usage line keeps a 72-byte pattern and a trie node, and
+//     Parse alone allocates 4.2 times the input for it (usage.Validate).
+var overBounds = map[string]struct{ allocated, retained float64 }{
+	"short rules":    {11.5, 9.3},
+	"wildcard rules": {11.8, 8.2},
+	"content-usage":  {10.3, 6.5},
+}
 
 // measure returns what fn allocates and what it leaves on the heap, as
 // multiples of n bytes.
@@ -35,10 +58,10 @@ func measure(n int, fn func()) (allocated, retained float64) {
 }
 
 // TestParseMemory checks the bounds on 500 KiB of every shape and on the
-// largest file of the real corpus: what Parse allocates and keeps, and, for
-// blank and junk input, what parsing and compiling allocate and keep.
+// largest file of the real corpus: what Parse allocates and keeps, and what
+// parsing and compiling allocate and keep.
 func TestParseMemory(t *testing.T) {
-	check := func(t *testing.T, body []byte, dense bool, agent string) {
+	check := func(t *testing.T, name string, body []byte, dense bool, agent string) {
 		var r *parser.Robots
 		allocated, retained := measure(len(body), func() { r = parser.Parse(body) })
 		runtime.KeepAlive(r)
@@ -46,23 +69,26 @@ func TestParseMemory(t *testing.T) {
 		assert.LessOrEqual(t, allocated, float64(parseBound), "allocated by Parse")
 		// The heap figure is noisy by a few KiB.
 		assert.LessOrEqual(t, retained, retainBound+0.03, "retained by the Robots")
-		if dense {
-			// What compiling allocates is the matcher's part of the
-			// 8 times; see BenchmarkParseCompileShapes.
-			return
-		}
 		var m *matcher.Matcher
+		r = nil // else the first Robots, freed while measuring, counts against the second
 		allocated, retained = measure(len(body), func() { r = parser.Parse(body); m = matcher.Compile(r, agent) })
 		runtime.KeepAlive(r)
 		runtime.KeepAlive(m)
 		t.Logf("%7d bytes: Parse and Compile allocated %.2fx, retained %.2fx", len(body), allocated, retained)
-		assert.LessOrEqual(t, allocated, float64(junkBound), "allocated by Parse and Compile")
-		assert.LessOrEqual(t, retained, retainBound+0.03, "retained by the Robots and the Matcher")
+		allocBound, retainedBound := float64(junkBound), retainBound+0.03
+		if dense {
+			allocBound = denseBound
+		}
+		if over, ok := overBounds[name]; ok {
+			allocBound, retainedBound = over.allocated, over.retained
+		}
+		assert.LessOrEqual(t, allocated, allocBound, "allocated by Parse and Compile")
+		assert.LessOrEqual(t, retained, retainedBound, "retained by the Robots and the Matcher")
 	}
 	for _, s := range benchdata.Shapes() {
-		t.Run(s.Name, func(t *testing.T) { check(t, s.Body(size), s.Dense, s.Agent) })
+		t.Run(s.Name, func(t *testing.T) { check(t, s.Name, s.Body(size), s.Dense, s.Agent) })
 	}
-	t.Run("corpus", func(t *testing.T) { check(t, largest(t), true, "ExampleBot") })
+	t.Run("corpus", func(t *testing.T) { check(t, "corpus", largest(t), true, "ExampleBot") })
 	// The issue that set the bounds: with MaxBytes raised, 8 MiB of
 	// newlines allocated 420 MB. Junk costs what it costs at 500 KiB:
 	// (almost) nothing.

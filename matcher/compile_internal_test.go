@@ -1,0 +1,116 @@
+package matcher
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/crawlkit/robots/parser"
+)
+
+// trieNodes counts the nodes of the radix trie over keys the long way: the
+// root, every key, and every longest common prefix of two keys.
+func trieNodes(keys []string) int {
+	nodes := map[string]bool{"": true}
+	for i, a := range keys {
+		nodes[a] = true
+		for _, b := range keys[i+1:] {
+			nodes[a[:commonPrefix(a, b)]] = true
+		}
+	}
+	return len(nodes)
+}
+
+func TestRadixNodes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		keys := make([]string, rng.IntN(12))
+		for i := range keys {
+			keys[i] = letters(rng, "ab/", rng.IntN(6))
+		}
+		slices.Sort(keys)
+		got := radixNodes(len(keys), func(i int) string { return keys[i] })
+		require.Equal(t, trieNodes(keys), got, "%q", keys)
+	}
+	assert.Equal(t, 1, radixNodes(0, nil))
+}
+
+func letters(rng *rand.Rand, alphabet string, n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = alphabet[rng.IntN(len(alphabet))]
+	}
+	return string(b)
+}
+
+// Compile allocates each array it keeps at its final size: no slack is
+// kept, and none was allocated and copied (DESIGN.md: parsing and compiling
+// allocate at most 8 times the input).
+func TestArraysSizedExactly(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	exact := func(t *testing.T, s *patternSet) {
+		t.Helper()
+		assert.Equal(t, len(s.nodes), cap(s.nodes), "nodes")
+		assert.Equal(t, len(s.nodes), len(s.edges), "an edge octet per node")
+		assert.Equal(t, len(s.edges), cap(s.edges), "edges")
+		assert.Equal(t, len(s.index), cap(s.index), "index")
+		assert.Equal(t, len(s.wild), cap(s.wild), "wild")
+		assert.Equal(t, len(s.pieces), cap(s.pieces), "pieces")
+		assert.Equal(t, len(s.litNodes), cap(s.litNodes), "litNodes")
+		assert.Equal(t, len(s.edge0), cap(s.edge0), "edge0")
+	}
+	for range 300 {
+		var b strings.Builder
+		for range 1 + rng.IntN(3) {
+			fmt.Fprintf(&b, "User-agent: %s\n", []string{"*", "a", "b"}[rng.IntN(3)])
+			for range rng.IntN(40) {
+				key := []string{"Allow", "Disallow", "Content-Usage"}[rng.IntN(3)]
+				pattern := letters(rng, "ab/*$%é", rng.IntN(8))
+				if rng.IntN(8) == 0 {
+					pattern += "/index.html"
+				}
+				if key == "Content-Usage" {
+					pattern += " train-ai=n"
+				}
+				fmt.Fprintf(&b, "%s: /%s\n", key, pattern)
+			}
+		}
+		m := Compile(parser.Parse([]byte(b.String())), "a")
+		exact(t, &m.set)
+		assert.Equal(t, len(m.rules), cap(m.rules), "rules")
+		assert.Equal(t, len(m.agents), cap(m.agents), "agents")
+		if m.usage != nil {
+			exact(t, &m.usage.set)
+		}
+		if t.Failed() {
+			t.Fatalf("on\n%s", b.String())
+		}
+	}
+}
+
+// A rule a match never reports is not kept: an empty pattern matches
+// nothing (RFC 9309 §2.2.2), and of rules of one pattern the first is
+// reported.
+func TestKeepsReportedRules(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("User-agent: *\n")
+	for range 100 {
+		b.WriteString("Disallow:\nDisallow: /a\nAllow: /a\nDisallow: /b*c\nAllow: /d/index.html\n")
+	}
+	m := Compile(parser.Parse([]byte(b.String())))
+	assert.Len(t, m.rules, 3, "Allow: /a beats Disallow: /a (RFC 9309 §2.2.2)")
+	for path, want := range map[string]parser.Rule{
+		"/a":            {Allow: true, Pattern: "/a", Line: 4},
+		"/bxc":          {Pattern: "/b*c", Line: 5},
+		"/d/":           {Allow: true, Pattern: "/d/index.html", Line: 6},
+		"/d/index.html": {Allow: true, Pattern: "/d/index.html", Line: 6},
+	} {
+		assert.Equal(t, want, m.Match(path).Rule, path)
+		assert.Equal(t, want, MatchOnce(parser.Parse([]byte(b.String())), path).Rule, path)
+	}
+}
