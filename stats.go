@@ -1,9 +1,9 @@
 package robots
 
 import (
-	"math/rand/v2"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // Stats counts what a Client has done since New. Every answer counts once,
@@ -56,7 +56,7 @@ type Stats struct {
 }
 
 // striped is a counter that many goroutines add to without contending on
-// one cache line: each add goes to a random stripe.
+// one cache line: each add goes to the stripe of the goroutine's stack.
 type striped struct {
 	stripes [8]struct {
 		n atomic.Uint64
@@ -64,7 +64,14 @@ type striped struct {
 	}
 }
 
-func (s *striped) add() { s.stripes[rand.Uint32()%8].n.Add(1) }
+func (s *striped) add() {
+	// Goroutines have stacks of their own, at least 8 KiB apart (4 KiB on
+	// some platforms): the address of a local tells them apart, a goroutine
+	// keeps its stripe, and it costs nothing, where a random number cost a
+	// tenth of a cache hit.
+	var here byte
+	s.stripes[uintptr(unsafe.Pointer(&here))>>12%8].n.Add(1)
+}
 
 func (s *striped) load() uint64 {
 	var n uint64
