@@ -457,6 +457,22 @@ func (c *Cache[V]) Put(key string, rec *Record) error {
 	return nil
 }
 
+// Resize counts key's entry again after its value changed size (see
+// Sizer), and evicts the least recently used entries to stay within the
+// byte budget; the entry itself becomes the most recently used. An entry
+// grown past the whole budget is dropped, as Lookup's store would drop it.
+// Resize reports whether key's entry is held afterwards; it does nothing
+// when none is.
+//
+// Whatever entry is held for key is measured, which need not be the one
+// whose value grew: Derive may have reused that value for the entry that
+// replaced it. A value that grows must therefore call Resize after each
+// growth, and the budget then counts it, however growth and stores
+// interleave.
+func (c *Cache[V]) Resize(key string) bool {
+	return c.local.resize(key)
+}
+
 // Seed adds records known from elsewhere, such as an export: each one that
 // is newer than what is held for its authority, when no fetch of it is
 // under way. Their times stand: a fresh one answers until its freshness
