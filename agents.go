@@ -46,7 +46,7 @@ func (c *Client) As(agents ...string) (*Client, error) {
 		return nil, &Error{Op: "as", Err: err}
 	}
 	v := &Client{core: c.core, agents: slices.Clone(agents)}
-	if set := agentSetOf(agents); set != c.core.set {
+	if set := agentSetOf(agents); set != c.core.ownSet {
 		v.set = set
 	}
 	return v, nil
@@ -165,11 +165,18 @@ func (vs *views) add(set agentSet, m *matcher.Matcher, limit int64) bool {
 }
 
 // matcherOf returns the rules of v, held for the authority key, for c's
-// agents; nil when v has none (its verdict is not Rules).
+// agents; nil when v has none (its verdict is not Rules). It inlines, so
+// that the Options' agents pay nothing for others'.
 func (c *Client) matcherOf(key string, v *compiled) *matcher.Matcher {
 	if c.set == "" || v.rules == nil {
 		return v.rules
 	}
+	return c.viewOf(key, v)
+}
+
+// viewOf returns the rules of v, held for the authority key, for c's
+// agents, which are not the Options'.
+func (c *Client) viewOf(key string, v *compiled) *matcher.Matcher {
 	if m := v.views.find(c.set); m != nil {
 		return m
 	}

@@ -42,7 +42,7 @@ type core struct {
 	keys       authority.Memo // keys of authorities not written canonically
 	clock      wallClock      // the cache's clock when Options.Now is nil
 	agents     []string       // Options' product tokens, which the cache's values are compiled for
-	set        agentSet       // their canonical form
+	ownSet     agentSet       // their canonical form
 	viewBytes  int64          // what the rules of other agent sets may take per record (see As)
 	fetcher    *fetch.Fetcher
 	classify   status.Options
@@ -75,7 +75,7 @@ func New(o Options) (*Client, error) {
 	}
 	c := &core{
 		agents:     agents,
-		set:        agentSetOf(agents),
+		ownSet:     agentSetOf(agents),
 		viewBytes:  o.cacheBytes() / viewShare,
 		fetcher:    f,
 		classify:   status.Options{DisallowOnAuthError: o.DisallowOn401403},
