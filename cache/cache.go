@@ -6,7 +6,9 @@
 // Fleet. Policy.Next computes the record that follows a fetch: freshness
 // from the caching headers, backoff, the good copy kept through an outage,
 // 304 renewals. A Cache holds, per authority, the Record and a value derived
-// from it (package robots derives compiled rules), in three tiers:
+// from it (package robots derives compiled rules; a value that grows later,
+// as rules compiled for more agents do, is counted again through Resize),
+// in three tiers:
 //
 //   - local: a byte-bounded LRU whose hits take no lock and allocate nothing;
 //   - politeness: the outage state of authorities that fail, kept apart so
