@@ -14,13 +14,15 @@ import (
 )
 
 // compiled is what a Client derives from a cache.Record to answer with. It
-// is immutable. For a record of an outage, it holds the good copy's
-// compiled form, if any.
+// is immutable but for its views, which grow as Clients made by As ask
+// (the cache is then told: see Client.compileView). For a record of an
+// outage, it holds the good copy's compiled form, if any.
 type compiled struct {
 	verdict  status.Verdict   // Rules, AllowAll or DisallowAll
-	rules    *matcher.Matcher // for Rules
+	rules    *matcher.Matcher // for Rules, for the core's agents
 	sitemaps []string
 	body     []byte // the body compiled (the record's own), to reuse rules for the same body
+	views    views  // for Rules, the rules for other agent sets, compiled on demand
 
 	outage bool      // the record is of an outage
 	good   *compiled // the good copy's form during an outage, nil when none
@@ -38,13 +40,13 @@ func (v *compiled) Size() int64 {
 	if v.rules != nil {
 		n += v.rules.Size()
 	}
-	return n + v.good.Size()
+	return n + v.views.size() + v.good.Size()
 }
 
 // derive compiles rec. The compiled form of the good copy held is reused
 // when rec keeps the same copy (an outage goes on, or a 304 renews it), so
 // that neither reparses the file.
-func (c *Client) derive(rec *cache.Record, held *entry) *compiled {
+func (c *core) derive(rec *cache.Record, held *entry) *compiled {
 	var prev *compiled
 	if held != nil {
 		prev = held.Value.goodCopy()
@@ -69,8 +71,9 @@ func (v *compiled) goodCopy() *compiled {
 }
 
 // compile returns the compiled form of the good record g, reusing prev when
-// it is of the very same body.
-func (c *Client) compile(g *cache.Record, prev *compiled) *compiled {
+// it is of the very same body, with the rules prev keeps for other agent
+// sets.
+func (c *core) compile(g *cache.Record, prev *compiled) *compiled {
 	v := &compiled{verdict: c.verdictOf(g)}
 	if v.verdict != status.Rules {
 		return v
@@ -96,7 +99,7 @@ func (c *Client) compile(g *cache.Record, prev *compiled) *compiled {
 // verdictOf says what the good record g means for this Client. A 401 or 403
 // follows this Client's DisallowOn401403 whatever the Client that made the
 // record thought, so that Clients sharing records may differ on it.
-func (c *Client) verdictOf(g *cache.Record) status.Verdict {
+func (c *core) verdictOf(g *cache.Record) status.Verdict {
 	switch g.Class {
 	case status.Success, status.Empty:
 		return status.Rules
@@ -116,7 +119,7 @@ func (c *Client) verdictOf(g *cache.Record) status.Verdict {
 // §2.3.1.4 lets a crawler keep using a cached copy; Google does), or, with
 // none, nothing and the blanket reason: disallow, and after
 // UnreachableAllowAfter allow.
-func (c *Client) basis(e *entry, now time.Time) (v *compiled, src *cache.Record, blanket Reason) {
+func (c *core) basis(e *entry, now time.Time) (v *compiled, src *cache.Record, blanket Reason) {
 	rec := e.Record
 	if !rec.Unreachable() {
 		return e.Value, rec, 0
@@ -138,15 +141,16 @@ var fromMatcher = [...]Reason{
 	matcher.RobotsTxt:     RobotsTxt,
 }
 
-// allowed is the verdict of entry e on the wire path at now.
-func (c *Client) allowed(e *entry, path string, now time.Time) bool {
+// allowed is the verdict of entry e, held for the authority key, on the
+// wire path at now.
+func (c *Client) allowed(key string, e *entry, path string, now time.Time) bool {
 	v, _, blanket := c.basis(e, now)
 	if v == nil {
 		return blanket == UnreachableTooLong
 	}
 	switch v.verdict {
 	case status.Rules:
-		return v.rules.Allowed(path)
+		return c.matcherOf(key, v).Allowed(path)
 	case status.AllowAll:
 		return true
 	default:
@@ -155,7 +159,7 @@ func (c *Client) allowed(e *entry, path string, now time.Time) bool {
 }
 
 // decide is allowed, explained.
-func (c *Client) decide(e *entry, path string, now time.Time) Decision {
+func (c *Client) decide(key string, e *entry, path string, now time.Time) Decision {
 	v, src, blanket := c.basis(e, now)
 	d := Decision{
 		Stale:            src != e.Record,
@@ -174,11 +178,12 @@ func (c *Client) decide(e *entry, path string, now time.Time) Decision {
 	}
 	switch v.verdict {
 	case status.Rules:
-		res := v.rules.Match(path)
-		d.Allowed, d.Rule, d.Agents = res.Allowed, res.Rule, v.rules.Agents()
+		m := c.matcherOf(key, v)
+		res := m.Match(path)
+		d.Allowed, d.Rule, d.Agents = res.Allowed, res.Rule, m.Agents()
 		d.Reason = fromMatcher[res.Reason]
 		if d.Allowed {
-			u := v.rules.Usage(path)
+			u := m.Usage(path)
 			d.Usage, d.UsageRule = u.Prefs, u.Rule
 		}
 	case status.AllowAll:

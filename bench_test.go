@@ -74,6 +74,64 @@ func BenchmarkClientAllowed(b *testing.B) {
 	}
 }
 
+// BenchmarkClientAllowedAs is BenchmarkClientAllowed for a Client made by
+// As, once its rules are compiled: its agents select the same groups (the
+// file names neither "OtherBot" nor the set), so the two compare the cost
+// of finding a set's rules beside the file. Run both together.
+func BenchmarkClientAllowedAs(b *testing.B) {
+	c, ok := benchdata.Typical()
+	if !ok {
+		c = benchdata.PlainRules(200)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write(c.Body)
+	}))
+	defer srv.Close()
+	rc, err := robots.New(robots.Options{UserAgent: c.Agent + "/1.0"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	// Another set first, so that the one measured is not the only one kept.
+	for _, agents := range [][]string{{"SearchBot"}, {c.Agent, "OtherBot"}} {
+		if rc, err = rc.As(agents...); err != nil {
+			b.Fatal(err)
+		}
+	}
+	urls := make([]string, len(c.Paths))
+	for i, p := range c.Paths {
+		urls[i] = srv.URL + p
+	}
+	ctx := context.Background()
+	if _, err := rc.Allowed(ctx, urls[0]); err != nil { // warm the cache and compile
+		b.Fatal(err)
+	}
+	b.Run("serial", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			rc.Allowed(ctx, urls[i])
+			if i++; i == len(urls) {
+				i = 0
+			}
+		}
+	})
+	b.Run("parallel", func(b *testing.B) {
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			i := 0
+			for pb.Next() {
+				rc.Allowed(ctx, urls[i])
+				if i++; i == len(urls) {
+					i = 0
+				}
+			}
+		})
+	})
+	if st := rc.Stats(); st.Fetches != 1 || st.AgentCompiles != 1 {
+		b.Fatalf("%d fetches, %d compiles", st.Fetches, st.AgentCompiles)
+	}
+}
+
 // hitShapes are URLs of every shape a crawler passes to Allowed, all on
 // authorities the shape benchmarks and TestAllowedHitAllocs warm first. Each
 // must cost no allocation on a cache hit (DESIGN: performance targets).

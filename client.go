@@ -12,6 +12,7 @@ import (
 	"github.com/crawlkit/robots/internal/authority"
 	"github.com/crawlkit/robots/internal/bypass"
 	"github.com/crawlkit/robots/internal/urlpath"
+	"github.com/crawlkit/robots/matcher"
 	"github.com/crawlkit/robots/status"
 )
 
@@ -24,12 +25,25 @@ import (
 // needs no Close: the only goroutines it starts are fetches, which end by
 // themselves.
 //
-// A Client must be made by New: the methods of a zero Client, or of a nil
-// one, return an error saying so (Stats and Agents return nothing).
+// A Client answers for the product tokens of its Options; As returns
+// Clients that answer for others from the same fetches and cache.
+//
+// A Client must be made by New or As: the methods of a zero Client, or of a
+// nil one, return an error saying so (Stats and Agents return nothing).
 type Client struct {
+	*core           // what every Client of one New shares
+	agents []string // the product tokens this Client answers for, as given
+	set    agentSet // their canonical form; empty for core.agents
+}
+
+// core is what New makes and every Client of it shares: the cache, the
+// fetches, their politeness, the fleet, the counts and the options.
+type core struct {
 	keys       authority.Memo // keys of authorities not written canonically
 	clock      wallClock      // the cache's clock when Options.Now is nil
-	agents     []string
+	agents     []string       // Options' product tokens, which the cache's values are compiled for
+	ownSet     agentSet       // their canonical form
+	viewBytes  int64          // what the rules of other agent sets may take per record (see As)
 	fetcher    *fetch.Fetcher
 	classify   status.Options
 	cache      *cache.Cache[*compiled]
@@ -59,8 +73,10 @@ func New(o Options) (*Client, error) {
 	if err != nil {
 		return nil, &Error{Op: "new", Err: err}
 	}
-	c := &Client{
+	c := &core{
 		agents:     agents,
+		ownSet:     agentSetOf(agents),
+		viewBytes:  o.cacheBytes() / viewShare,
 		fetcher:    f,
 		classify:   status.Options{DisallowOnAuthError: o.DisallowOn401403},
 		now:        o.Now,
@@ -97,10 +113,11 @@ func New(o Options) (*Client, error) {
 		Derive:     c.derive,
 		Logger:     c.log,
 	})
-	return c, nil
+	return &Client{core: c, agents: agents}, nil
 }
 
-// Agents returns the product tokens the Client obeys robots.txt groups for.
+// Agents returns the product tokens the Client obeys robots.txt groups for:
+// those of its Options, or those given to As.
 func (c *Client) Agents() []string {
 	if c == nil {
 		return nil
@@ -111,8 +128,8 @@ func (c *Client) Agents() []string {
 // errNotNew is the cause of every error of a Client not made by New.
 var errNotNew = errors.New("the Client was not made by robots.New")
 
-// made reports whether c was made by New.
-func (c *Client) made() bool { return c != nil && c.cache != nil }
+// made reports whether c was made by New or As.
+func (c *Client) made() bool { return c != nil && c.core != nil }
 
 // Allowed reports whether the crawler may fetch rawURL, an absolute http or
 // https URL. It fetches the authority's robots.txt if it is not cached, or
@@ -136,7 +153,7 @@ func (c *Client) Allowed(ctx context.Context, rawURL string) (bool, error) {
 	if err != nil {
 		return false, newError("allowed", rawURL, err)
 	}
-	return c.allowed(e, path, now), nil
+	return c.allowed(key, e, path, now), nil
 }
 
 // Check is Allowed, explained: the Decision says which rule decided and what
@@ -156,7 +173,7 @@ func (c *Client) Check(ctx context.Context, rawURL string) (Decision, error) {
 	if err != nil {
 		return Decision{}, newError("check", rawURL, err)
 	}
-	d := c.decide(e, path, now)
+	d := c.decide(key, e, path, now)
 	d.Stale = d.Stale || served == cache.Stale
 	return d, nil
 }
@@ -165,17 +182,17 @@ func (c *Client) Check(ctx context.Context, rawURL string) (Decision, error) {
 // apply to the crawler on rawURL's authority; zero when there is none.
 // Crawl-delay is not part of RFC 9309: honouring it is the crawler's choice.
 func (c *Client) CrawlDelay(ctx context.Context, rawURL string) (time.Duration, error) {
-	v, err := c.rules(ctx, "crawl-delay", rawURL)
-	if err != nil || v == nil || v.rules == nil {
+	_, m, err := c.rules(ctx, "crawl-delay", rawURL)
+	if err != nil || m == nil {
 		return 0, err
 	}
-	return v.rules.CrawlDelay(), nil
+	return m.CrawlDelay(), nil
 }
 
 // Sitemaps returns the Sitemap URLs of rawURL's authority's robots.txt, in
 // file order, each once; none when there is no file.
 func (c *Client) Sitemaps(ctx context.Context, rawURL string) ([]string, error) {
-	v, err := c.rules(ctx, "sitemaps", rawURL)
+	v, _, err := c.rules(ctx, "sitemaps", rawURL)
 	if err != nil || v == nil {
 		return nil, err
 	}
@@ -183,21 +200,25 @@ func (c *Client) Sitemaps(ctx context.Context, rawURL string) ([]string, error) 
 }
 
 // rules returns the compiled file that answers for rawURL's authority now,
-// nil when no file does.
-func (c *Client) rules(ctx context.Context, op, rawURL string) (*compiled, error) {
+// nil when no file does, and its rules for c's agents, nil when it has none
+// (its verdict is not Rules).
+func (c *Client) rules(ctx context.Context, op, rawURL string) (*compiled, *matcher.Matcher, error) {
 	if !c.made() {
-		return nil, newError(op, rawURL, errNotNew)
+		return nil, nil, newError(op, rawURL, errNotNew)
 	}
 	key, _, err := c.keys.Split(rawURL)
 	if err != nil {
-		return nil, invalidURL(op, rawURL, err)
+		return nil, nil, invalidURL(op, rawURL, err)
 	}
 	e, _, now, err := c.lookup(ctx, key)
 	if err != nil {
-		return nil, newError(op, rawURL, err)
+		return nil, nil, newError(op, rawURL, err)
 	}
 	v, _, _ := c.basis(e, now)
-	return v, nil
+	if v == nil {
+		return nil, nil, nil
+	}
+	return v, c.matcherOf(key, v), nil
 }
 
 // Invalidate forgets what is cached for rawURL's authority, its backoff
@@ -216,7 +237,8 @@ func (c *Client) Invalidate(rawURL string) error {
 	return nil
 }
 
-// Stats returns the Client's counts so far.
+// Stats returns the Client's counts so far, which it shares with every
+// Client of the same New (see As).
 func (c *Client) Stats() Stats {
 	if !c.made() {
 		return Stats{}
@@ -238,6 +260,7 @@ func (c *Client) Stats() Stats {
 		Panics:         cs.Panics + c.stats.panics.Load(),
 		Observed:       c.stats.observed.Load(),
 		Imported:       c.stats.imported.Load(),
+		AgentCompiles:  c.stats.agentCompiles.Load(),
 	}
 	c.stats.mu.Lock()
 	if len(c.stats.errors) > 0 {
@@ -255,7 +278,7 @@ func invalidURL(op, rawURL string, cause error) *Error {
 }
 
 // lookup returns the entry that answers for the authority key, counted.
-func (c *Client) lookup(ctx context.Context, key string) (*entry, cache.Served, time.Time, error) {
+func (c *core) lookup(ctx context.Context, key string) (*entry, cache.Served, time.Time, error) {
 	e, served, now, err := c.cache.Lookup(ctx, key)
 	switch {
 	case err != nil:
@@ -272,7 +295,7 @@ func (c *Client) lookup(ctx context.Context, key string) (*entry, cache.Served, 
 // fetch fetches key's robots.txt and returns the record that follows held,
 // and its report, which the cache runs once the record is stored. The cache
 // runs fetch once per authority at a time, detached from callers.
-func (c *Client) fetch(ctx context.Context, key string, held *cache.Record) (*cache.Record, func()) {
+func (c *core) fetch(ctx context.Context, key string, held *cache.Record) (*cache.Record, func()) {
 	res := c.get(bypass.With(ctx), key, held.Validators())
 	c.stats.fetches.Add(1)
 	now := c.now()
@@ -285,7 +308,7 @@ func (c *Client) fetch(ctx context.Context, key string, held *cache.Record) (*ca
 // counts as unreachable. Only a canceled context or an unusable URL fail
 // Fetch, and neither can happen here; a transport that panics is a failed
 // fetch too.
-func (c *Client) get(ctx context.Context, key string, v fetch.Validators) (res *fetch.Result) {
+func (c *core) get(ctx context.Context, key string, v fetch.Validators) (res *fetch.Result) {
 	defer func() {
 		if p := recover(); p != nil {
 			c.stats.panics.Add(1)
@@ -302,7 +325,7 @@ func (c *Client) get(ctx context.Context, key string, v fetch.Validators) (res *
 }
 
 // report counts, logs and hands on one fetch.
-func (c *Client) report(key string, res *fetch.Result, out status.Outcome, rec *cache.Record) {
+func (c *core) report(key string, res *fetch.Result, out status.Outcome, rec *cache.Record) {
 	attrs := []any{"authority", key, "outcome", out.Reason, "fresh_until", rec.FreshUntil}
 	if out.Unreachable() {
 		class := "status"
@@ -322,7 +345,7 @@ func (c *Client) report(key string, res *fetch.Result, out status.Outcome, rec *
 }
 
 // hook calls OnFetch, containing a panic: the decision is made regardless.
-func (c *Client) hook(ev FetchEvent) {
+func (c *core) hook(ev FetchEvent) {
 	defer func() {
 		if p := recover(); p != nil {
 			c.stats.panics.Add(1)

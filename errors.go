@@ -18,14 +18,19 @@ var (
 	// ErrDisallowed: robots.txt does not allow the crawler to fetch the
 	// URL. Package client's RoundTripper returns it for a refused request.
 	ErrDisallowed = errors.New("disallowed by robots.txt")
+	// ErrInvalidAgent: a product token that names no crawler: empty, or
+	// holding a character other than letters, '_' and '-' (RFC 9309
+	// §2.2.1); or none at all. New and As return it.
+	ErrInvalidAgent = errors.New("invalid product token")
 )
 
 // Error describes a failed operation of a Client: which one, on what URL,
 // and why. errors.Is and errors.As see through it to the cause, and through
 // a *url.Error that wraps it.
 type Error struct {
-	// Op is the operation: "new", "allowed", "check", "crawl-delay",
-	// "sitemaps", "invalidate", or "round-trip".
+	// Op is the operation: "new", "as", "allowed", "check", "crawl-delay",
+	// "sitemaps", "usage", "signal", "invalidate", "observe", "export",
+	// "import", or "round-trip".
 	Op string
 	// URL is the URL the operation was asked about, its password replaced
 	// by "xxxxx" as url.URL's Redacted does; empty for "new".

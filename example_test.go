@@ -147,6 +147,51 @@ func ExampleClient_Allowed() {
 	// robots.txt fetches: 1
 }
 
+// One crawler, two purposes: a search bot and an AI-training bot, each with
+// its own group in robots.txt. One fetch of robots.txt answers both.
+func ExampleClient_As() {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `User-agent: ExampleSearch
+Allow: /
+Crawl-delay: 1
+
+User-agent: ExampleTrain
+Disallow: /articles/
+Content-Usage: /blog/ train-ai=y
+
+User-agent: *
+Disallow: /
+`)
+	}))
+	defer site.Close()
+
+	rc, err := robots.New(robots.Options{UserAgent: "ExampleSearch/1.0 (+https://example.com/bot)"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	train, err := rc.As("ExampleTrain") // make it once, keep it
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, c := range []*robots.Client{rc, train} {
+		articles, _ := c.Allowed(ctx, site.URL+"/articles/1.html")
+		blog, _ := c.Usage(ctx, site.URL+"/blog/post.html")
+		delay, _ := c.CrawlDelay(ctx, site.URL+"/")
+		fmt.Printf("%-13s articles: %-5v blog train-ai: %-7v crawl-delay: %v\n",
+			c.Agents()[0], articles, blog.Get(usage.TrainAI), delay)
+	}
+	fmt.Println("robots.txt fetches:", rc.Stats().Fetches)
+
+	_, err = rc.As("Example Train")
+	fmt.Println(errors.Is(err, robots.ErrInvalidAgent))
+	// Output:
+	// ExampleSearch articles: true  blog train-ai: unknown crawl-delay: 1s
+	// ExampleTrain  articles: false blog train-ai: y       crawl-delay: 0s
+	// robots.txt fetches: 1
+	// true
+}
+
 // Check explains a verdict: the rule and its line, and the fetch behind it.
 func ExampleClient_Check() {
 	site := newExampleSite()

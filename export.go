@@ -31,7 +31,8 @@ func (c *Client) Export(w io.Writer) error {
 }
 
 // Import reads a stream Export wrote and adds its records, each compiled for
-// this Client's agents, where they are newer than what the Client holds and
+// the agents of the Client's Options (for those of a Client made by As, on
+// its first question), where they are newer than what the Client holds and
 // no fetch of their authority is under way. Records keep their times:
 // freshness does not restart at import, so a fresh record answers without a
 // fetch until it expires, and an expired one is fetched again. A stream that

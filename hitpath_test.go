@@ -29,6 +29,32 @@ func TestAllowedHitAllocs(t *testing.T) {
 	require.Equal(t, fetches, rc.Stats().Fetches, "every answer was a hit")
 }
 
+// A Client made by As answers a cache hit without allocating too, once its
+// rules are compiled, for every URL shape.
+func TestAsHitAllocs(t *testing.T) {
+	rc := warmShapes(t)
+	v, err := rc.As(append(rc.Agents(), "OtherBot")...)
+	require.NoError(t, err)
+	ctx := context.Background()
+	for _, s := range hitShapes {
+		_, err := v.Allowed(ctx, s.url) // compiles the rules for v's agents
+		require.NoError(t, err)
+	}
+	st := rc.Stats()
+	require.Positive(t, st.AgentCompiles)
+	for _, s := range hitShapes {
+		allocs := testing.AllocsPerRun(200, func() {
+			if _, err := v.Allowed(ctx, s.url); err != nil {
+				t.Fatal(err)
+			}
+		})
+		assert.Zero(t, allocs, "%s: %s", s.name, s.url)
+	}
+	after := rc.Stats()
+	require.Equal(t, st.Fetches, after.Fetches, "every answer was a hit")
+	require.Equal(t, st.AgentCompiles, after.AgentCompiles, "compiled once")
+}
+
 // Allowed reads the path as written, not its wire form: every shape must be
 // answered as the URL Parse makes of it (Key+PathQuery, in canonical form).
 func TestAllowedShapesAsCanonical(t *testing.T) {

@@ -61,7 +61,8 @@ type Options struct {
 	// groups naming any of them merge. Empty means the leading token of
 	// UserAgent ("ExampleBot" for "ExampleBot/1.0 (…)"). An invalid token,
 	// or a UserAgent with no usable leading token (one starting with
-	// "Mozilla/"), is a configuration error.
+	// "Mozilla/"), is a configuration error, wrapping ErrInvalidAgent.
+	// Client.As answers for other tokens from the same cache.
 	Agents []string
 
 	// HTTPClient supplies the transport for robots.txt requests; nil means
@@ -156,10 +157,8 @@ type Options struct {
 // agentsOf returns the product tokens o configures, or why there are none.
 func (o *Options) agentsOf() ([]string, error) {
 	if len(o.Agents) > 0 {
-		for _, a := range o.Agents {
-			if !parser.IsValidToken(a) {
-				return nil, fmt.Errorf("Options.Agents: %q is not a product token (letters, '_' and '-' only; RFC 9309 §2.2.1)", a)
-			}
+		if err := validAgents(o.Agents); err != nil {
+			return nil, fmt.Errorf("Options.Agents: %w", err)
 		}
 		return append([]string(nil), o.Agents...), nil
 	}
@@ -172,9 +171,9 @@ func (o *Options) agentsOf() ([]string, error) {
 	}
 	switch {
 	case tok == "":
-		return nil, fmt.Errorf("Options.UserAgent %q does not start with a product token; set Options.Agents", o.UserAgent)
+		return nil, fmt.Errorf("%w: Options.UserAgent %q does not start with a product token; set Options.Agents", ErrInvalidAgent, o.UserAgent)
 	case strings.EqualFold(tok, "Mozilla"):
-		return nil, fmt.Errorf("Options.UserAgent %q starts with Mozilla, not the crawler's product token; set Options.Agents", o.UserAgent)
+		return nil, fmt.Errorf("%w: Options.UserAgent %q starts with Mozilla, not the crawler's product token; set Options.Agents", ErrInvalidAgent, o.UserAgent)
 	}
 	return []string{tok}, nil
 }

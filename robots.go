@@ -16,7 +16,9 @@
 // keeps answering while it is refetched. Observe takes a robots.txt response
 // the crawler fetched itself; Export and Import save and restore what is
 // cached; Options.Fleet shares it with other processes (package cache's
-// MemoryFleet in one process, module redisfleet on Redis).
+// MemoryFleet in one process, module redisfleet on Redis). As makes a
+// Client for other product tokens that shares all of it: one fetch answers
+// a crawler's every purpose.
 //
 // Package client wraps an http.Client so that every request obeys
 // robots.txt. For bytes already in hand, AllowedBy parses, selects the

@@ -53,6 +53,11 @@ type Stats struct {
 	// Observed and Imported count the records taken from Observe and
 	// Import.
 	Observed, Imported uint64
+
+	// AgentCompiles counts the robots.txt files compiled for the agents
+	// of Clients made by As (see Client.As): once per agent set per file
+	// cached, more only when a file cannot keep every set's rules.
+	AgentCompiles uint64
 }
 
 // striped is a counter that many goroutines add to without contending on
@@ -85,10 +90,10 @@ func (s *striped) load() uint64 {
 // counters are a Client's running counts. Hits are striped: every cache
 // hit adds one, from every goroutine.
 type counters struct {
-	hits                                               striped
-	misses, stale, fetches, panics, observed, imported atomic.Uint64
-	mu                                                 sync.Mutex
-	errors                                             map[string]uint64
+	hits                                                              striped
+	misses, stale, fetches, panics, observed, imported, agentCompiles atomic.Uint64
+	mu                                                                sync.Mutex
+	errors                                                            map[string]uint64
 }
 
 func (c *counters) fetchError(class string) {

@@ -46,7 +46,7 @@ func (c *Client) Usage(ctx context.Context, rawURL string) (usage.Prefs, error) 
 	if v == nil || v.verdict != status.Rules {
 		return usage.Prefs{}, nil
 	}
-	return v.rules.Usage(path).Prefs, nil
+	return c.matcherOf(key, v).Usage(path).Prefs, nil
 }
 
 // Signal returns the Content-Signal (Cloudflare's record, not AIPREF) that
@@ -54,10 +54,10 @@ func (c *Client) Usage(ctx context.Context, rawURL string) (usage.Prefs, error) 
 // of its groups combined most restrictively; the zero Signal when there are
 // none or no usable file.
 func (c *Client) Signal(ctx context.Context, rawURL string) (usage.Signal, error) {
-	v, err := c.rules(ctx, "signal", rawURL)
-	if err != nil || v == nil || v.rules == nil {
+	_, m, err := c.rules(ctx, "signal", rawURL)
+	if err != nil || m == nil {
 		return usage.Signal{}, err
 	}
-	s, _ := v.rules.Signal()
+	s, _ := m.Signal()
 	return s, nil
 }

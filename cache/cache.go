@@ -6,7 +6,9 @@
 // Fleet. Policy.Next computes the record that follows a fetch: freshness
 // from the caching headers, backoff, the good copy kept through an outage,
 // 304 renewals. A Cache holds, per authority, the Record and a value derived
-// from it (package robots derives compiled rules), in three tiers:
+// from it (package robots derives compiled rules; a value that grows later,
+// as rules compiled for more agents do, is counted again through Resize),
+// in three tiers:
 //
 //   - local: a byte-bounded LRU whose hits take no lock and allocate nothing;
 //   - politeness: the outage state of authorities that fail, kept apart so
@@ -470,6 +472,22 @@ func (c *Cache[V]) Put(key string, rec *Record) error {
 	c.supersede(key)
 	c.store(key, e)
 	return nil
+}
+
+// Resize counts key's entry again after its value changed size (see
+// Sizer), and evicts the least recently used entries to stay within the
+// byte budget; the entry itself becomes the most recently used. An entry
+// grown past the whole budget is dropped, as Lookup's store would drop it.
+// Resize reports whether key's entry is held afterwards; it does nothing
+// when none is.
+//
+// Whatever entry is held for key is measured, which need not be the one
+// whose value grew: Derive may have reused that value for the entry that
+// replaced it. A value that grows must therefore call Resize after each
+// growth, and the budget then counts it, however growth and stores
+// interleave.
+func (c *Cache[V]) Resize(key string) bool {
+	return c.local.resize(key)
 }
 
 // Seed adds records known from elsewhere, such as an export: each one that

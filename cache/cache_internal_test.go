@@ -107,3 +107,43 @@ func TestRefreshEndingMeanwhileAnswers(t *testing.T) {
 	assert.False(t, ok, "no flight begun, so no fetch")
 	assert.Zero(t, c.Stats().Panics, "no fetch was made")
 }
+
+// Cache.Resize is the local tier's resize, seen in Stats: the budget counts
+// a value's growth, evicting for it, and a key not held is left alone.
+func TestCacheResize(t *testing.T) {
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	vals := map[string]*growing{}
+	rec := func(k string) *Record {
+		return &Record{Authority: k, Class: status.Success, FetchedAt: now, FreshUntil: now.Add(time.Hour)}
+	}
+	one := sizeOf("https://a.example", &Entry[*growing]{Record: rec("https://a.example"), Value: &growing{}})
+	c := New(Config[*growing]{
+		Bytes: 2*one + one/2, Grace: time.Second, Now: func() time.Time { return now },
+		Fetch: func(context.Context, string, *Record) (*Record, func()) { panic("no fetch in this test") },
+		Derive: func(r *Record, _ *Entry[*growing]) *growing {
+			vals[r.Authority] = &growing{}
+			return vals[r.Authority]
+		},
+	})
+	for _, k := range []string{"https://a.example", "https://b.example"} {
+		require.NoError(t, c.Put(k, rec(k)))
+	}
+	before := c.Stats()
+	require.Equal(t, 2, before.Entries)
+	assert.False(t, c.Resize("https://absent.example"))
+	assert.Equal(t, before, c.Stats())
+
+	vals["https://a.example"].n.Add(one / 4)
+	require.True(t, c.Resize("https://a.example"))
+	assert.Equal(t, before.Bytes+one/4, c.Stats().Bytes)
+	assert.Zero(t, c.Stats().Evictions)
+
+	vals["https://a.example"].n.Add(one / 2) // past the budget with b
+	require.True(t, c.Resize("https://a.example"))
+	st := c.Stats()
+	assert.Equal(t, uint64(1), st.Evictions)
+	assert.Equal(t, 1, st.Entries)
+	assert.NotNil(t, c.Held("https://a.example"), "the grown entry stays")
+	assert.Nil(t, c.Held("https://b.example"), "the other made room")
+	assert.LessOrEqual(t, st.Bytes, st.Budget)
+}

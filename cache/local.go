@@ -11,13 +11,16 @@ import (
 // Sizer is a value that knows how many bytes it holds in memory.
 type Sizer interface {
 	// Size returns the bytes the value holds, everything it points to
-	// included.
+	// included. It may change after the value is stored, if the value
+	// fills a cache of its own lazily: its holder then calls Cache.Resize,
+	// so that the budget counts what it holds now. Size must be safe to
+	// call concurrently with that growth.
 	Size() int64
 }
 
 // Entry is what the local tier holds for one authority: its Record and the
 // value a process derives from it to answer with, such as compiled rules.
-// An Entry is immutable once stored.
+// An Entry is immutable once stored; its Value may grow (see Sizer).
 type Entry[V Sizer] struct {
 	Record *Record
 	Value  V
@@ -83,10 +86,14 @@ func sizeOf[V Sizer](key string, e *Entry[V]) int64 {
 // put stores e for key and evicts the least recently used entries until the
 // tier is within its budget. An entry larger than the whole budget is not
 // kept: put reports whether e was.
+//
+// e is measured under l.mu, as resize measures: a value that grows between
+// put and a resize of its own is then counted at its full size by
+// whichever of the two comes last.
 func (l *local[V]) put(key string, e *Entry[V]) bool {
-	size := sizeOf(key, e)
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	size := sizeOf(key, e)
 	if size > l.budget {
 		l.remove(key)
 		return false
@@ -105,13 +112,48 @@ func (l *local[V]) put(key string, e *Entry[V]) bool {
 	s.entry.Store(e)
 	s.size = size
 	s.epoch.Store(l.epoch.Load())
+	l.evict()
+	return true
+}
+
+// resize measures key's entry again, its value having changed size since it
+// was stored, makes it the most recently used, and evicts the least
+// recently used entries until the tier is within its budget. An entry grown
+// larger than the whole budget is removed, as put would not keep it. It
+// reports whether key's entry is held afterwards.
+//
+// It measures whatever entry is held for key now, not one given: a value
+// derived again is often the very value of the entry it replaces (a 304
+// renews a record, not its rules), so growth reported on the old entry must
+// count on the new one.
+func (l *local[V]) resize(key string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s, ok := l.order.Peek(key)
+	if !ok {
+		return false
+	}
+	size := sizeOf(key, s.entry.Load())
+	if size > l.budget {
+		l.remove(key)
+		return false
+	}
+	l.bytes.Add(size - s.size)
+	s.size = size
+	l.order.Get(key)
+	l.evict()
+	return true
+}
+
+// evict removes the least recently used entries until the tier is within
+// its budget; l.mu is held.
+func (l *local[V]) evict() {
 	for l.bytes.Load() > l.budget {
 		k, old, _ := l.order.RemoveOldest()
 		l.front.CompareAndDelete(k, old)
 		l.bytes.Add(-old.size)
 		l.evicted.Add(1)
 	}
-	return true
 }
 
 func (l *local[V]) delete(key string) {

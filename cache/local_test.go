@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -248,4 +249,115 @@ func BenchmarkGetParallel(b *testing.B) {
 			}
 		})
 	})
+}
+
+// growing is a value whose size changes after it is stored, as compiled
+// rules that fill a cache of their own do.
+type growing struct{ n atomic.Int64 }
+
+func (g *growing) Size() int64 { return 24 + g.n.Load() }
+
+func grownEntry(key string, g *growing) *Entry[*growing] {
+	return &Entry[*growing]{Record: &Record{Authority: key, Class: status.Empty}, Value: g}
+}
+
+// held returns the bytes the entries held weigh now, measured afresh.
+func held[V Sizer](l *local[V]) int64 {
+	var sum int64
+	keys, entries := l.snapshot()
+	for i := range keys {
+		sum += sizeOf(keys[i], entries[i])
+	}
+	return sum
+}
+
+// A value that grows is counted at its new size once resized; growth makes
+// room by evicting the least recently used others, never the grown entry,
+// and an entry grown past the whole budget goes.
+func TestLocalResize(t *testing.T) {
+	one := sizeOf("k0", grownEntry("k0", &growing{}))
+	l := newLocal[*growing](4 * one)
+	vals := make([]*growing, 4)
+	for i := range vals {
+		vals[i] = &growing{}
+		require.True(t, l.put(fmt.Sprint("k", i), grownEntry(fmt.Sprint("k", i), vals[i])))
+	}
+	require.Equal(t, 4*one, l.bytes.Load())
+
+	assert.False(t, l.resize("absent"), "nothing held: nothing to resize")
+	assert.Equal(t, 4*one, l.bytes.Load())
+
+	vals[0].n.Add(10)
+	assert.Equal(t, 4*one, l.bytes.Load(), "growth counts only once reported")
+	require.True(t, l.resize("k0"))
+	// k0, the least recently used, grew: k1 makes room, not k0.
+	_, ok := l.get("k0")
+	assert.True(t, ok, "the grown entry is the most recently used")
+	_, ok = l.get("k1")
+	assert.False(t, ok, "the least recently used other made room")
+	assert.Equal(t, uint64(1), l.evicted.Load())
+	assert.Equal(t, 3*one+10, l.bytes.Load())
+	assert.Equal(t, held(l), l.bytes.Load())
+
+	vals[0].n.Add(-10) // a value may shrink too
+	require.True(t, l.resize("k0"))
+	assert.Equal(t, 3*one, l.bytes.Load())
+
+	vals[2].n.Add(4 * one) // past the whole budget
+	assert.False(t, l.resize("k2"), "an entry past the budget is not kept")
+	_, ok = l.get("k2")
+	assert.False(t, ok)
+	assert.Equal(t, held(l), l.bytes.Load())
+	assert.Equal(t, uint64(1), l.evicted.Load(), "a removal is not an eviction")
+}
+
+// A value derived again is often the value of the entry it replaces. Growth
+// reported through either entry, in any interleaving with puts, evictions
+// and deletions, leaves the count exact: the bytes counted are the bytes
+// the entries held weigh, and within the budget.
+func TestLocalResizeAccountingExact(t *testing.T) {
+	const keys, workers, ops = 16, 8, 4000
+	one := sizeOf("https://host00.example", grownEntry("https://host00.example", &growing{}))
+	l := newLocal[*growing](keys * one * 3 / 2)
+	var mu sync.Mutex
+	vals := map[string]*growing{} // the value each key's entries share
+	value := func(k string, fresh bool) *growing {
+		mu.Lock()
+		defer mu.Unlock()
+		if vals[k] == nil || fresh {
+			vals[k] = &growing{}
+		}
+		return vals[k]
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func(seed uint64) {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(seed, 2))
+			for range ops {
+				k := fmt.Sprintf("https://host%02d.example", rng.IntN(keys))
+				switch r := rng.IntN(20); {
+				case r < 8: // grow the value held, or one just replaced
+					g := value(k, false)
+					g.n.Add(int64(rng.IntN(int(one))))
+					l.resize(k)
+				case r < 9: // shrink
+					g := value(k, false)
+					g.n.Store(0)
+					l.resize(k)
+				case r < 15: // a new entry sharing the value (a 304, an outage)
+					l.put(k, grownEntry(k, value(k, false)))
+				case r < 19: // a new entry, a new value (a new body)
+					l.put(k, grownEntry(k, value(k, true)))
+				default:
+					l.delete(k)
+				}
+			}
+		}(uint64(w))
+	}
+	wg.Wait()
+	assert.LessOrEqual(t, l.bytes.Load(), l.budget)
+	assert.Equal(t, held(l), l.bytes.Load(), "the count of bytes is exact after any interleaving")
+	assert.Positive(t, l.evicted.Load(), "growth evicted")
 }
