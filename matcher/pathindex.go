@@ -531,7 +531,15 @@ func (ix *pathIndex) lookUpOwn(r *litRef, p uint32, x int) int {
 // inList returns the least position of r's list at or after x, or
 // math.MaxInt.
 func (ix *pathIndex) inList(r *litRef, x int) int {
-	ends := ix.ends[r.off : r.off+r.aux]
+	if e := atOrAfter(ix.ends[r.off:r.off+r.aux], x); e >= 0 {
+		return e
+	}
+	return math.MaxInt
+}
+
+// atOrAfter returns the least position of the sorted list ends at or after
+// x, or -1.
+func atOrAfter(ends []int32, x int) int {
 	lo, hi := 0, len(ends)
 	for lo < hi {
 		h := int(uint(lo+hi) >> 1)
@@ -542,7 +550,7 @@ func (ix *pathIndex) inList(r *litRef, x int) int {
 		}
 	}
 	if lo == len(ends) {
-		return math.MaxInt
+		return -1
 	}
 	return int(ends[lo])
 }
@@ -636,20 +644,7 @@ func (ix *pathIndex) after(set *occSet, x int) int {
 		return -1
 	}
 	if !set.bitmap {
-		ends := ix.ends[set.off : set.off+set.count]
-		lo, hi := 0, len(ends)
-		for lo < hi {
-			h := int(uint(lo+hi) >> 1)
-			if int(ends[h]) < x {
-				lo = h + 1
-			} else {
-				hi = h
-			}
-		}
-		if lo == len(ends) {
-			return -1
-		}
-		return int(ends[lo])
+		return atOrAfter(ix.ends[set.off:set.off+set.count], x)
 	}
 	w := x >> 6
 	b := ix.words[int(set.off)+w] >> (x & 63)
