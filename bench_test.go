@@ -213,13 +213,7 @@ func BenchmarkClientUsage(b *testing.B) {
 	if !ok {
 		c = benchdata.PlainRules(200)
 	}
-	body := append([]byte(nil), c.Body...)
-	body = append(body, "\nUser-agent: "+c.Agent+"\nAllow: /\nContent-Usage: train-ai=n\n"...)
-	for i, p := range c.Paths {
-		if i < 20 {
-			body = append(body, "Content-Usage: "+p+" train-ai=y, search=y\n"...)
-		}
-	}
+	body := benchdata.WithUsage(c)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Write(body)
 	}))

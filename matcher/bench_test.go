@@ -40,21 +40,14 @@ func BenchmarkCompile(b *testing.B) {
 }
 
 // BenchmarkUsage measures Usage beside Allowed on the typical file with
-// Content-Usage rules added to the crawler's group, as the root package's
-// BenchmarkClientUsage does: a path-less rule and one per path of the case.
+// Content-Usage rules added (benchdata.WithUsage), the file of the root
+// package's BenchmarkClientUsage.
 func BenchmarkUsage(b *testing.B) {
 	c, ok := benchdata.Typical()
 	if !ok {
 		c = benchdata.PlainRules(200)
 	}
-	body := append([]byte(nil), c.Body...)
-	body = append(body, "\nUser-agent: "+c.Agent+"\nAllow: /\nContent-Usage: train-ai=n\n"...)
-	for i, p := range c.Paths {
-		if i < 20 {
-			body = append(body, "Content-Usage: "+p+" train-ai=y, search=y\n"...)
-		}
-	}
-	m := matcher.Compile(parser.Parse(body), c.Agent)
+	m := matcher.Compile(parser.Parse(benchdata.WithUsage(c)), c.Agent)
 	for _, bm := range []struct {
 		name string
 		fn   func(string)

@@ -135,3 +135,15 @@ func Corpus() ([][]byte, int) {
 	}
 	return files, total
 }
+
+// WithUsage returns c's body with Content-Usage rules added to the group of
+// c's agent: a path-less one and one for each of its first 20 paths, for
+// benchmarks of Usage beside Allowed on the same file.
+func WithUsage(c Case) []byte {
+	body := append([]byte(nil), c.Body...)
+	body = append(body, "\nUser-agent: "+c.Agent+"\nAllow: /\nContent-Usage: train-ai=n\n"...)
+	for _, p := range c.Paths[:min(20, len(c.Paths))] {
+		body = append(body, "Content-Usage: "+p+" train-ai=y, search=y\n"...)
+	}
+	return body
+}
