@@ -44,6 +44,9 @@ var memoSeed = maphash.MakeSeed()
 // (urlpath.Path) is the same for both. On success it does not allocate when
 // the authority is written canonically or was seen recently.
 func (m *Memo) Split(rawURL string) (key, path string, err error) {
+	if key, path, ok := splitPlain(rawURL); ok {
+		return key, path, nil
+	}
 	p, err := scan(rawURL)
 	if err != nil {
 		return "", "", err
@@ -67,6 +70,48 @@ func (m *Memo) Split(rawURL string) (key, path string, err error) {
 		return "", "", newError(TooLong, rawURL, nil)
 	}
 	return key, p.path, nil
+}
+
+// splitPlain is Split for the URL most callers pass: a lowercase http or
+// https scheme, a host of lowercase reg-name octets not ending in a dot, no
+// userinfo and no port, so that the key is a prefix of the URL. It reads
+// the URL once and reports whether it was of that form and valid; for any
+// other URL, valid or not, it reports false and Split reads it in full.
+// What it returns is what the general path would: the key such a host
+// canonicalizes to is the host as written.
+func splitPlain(rawURL string) (key, path string, ok bool) {
+	var i int
+	switch {
+	case strings.HasPrefix(rawURL, "https://"):
+		i = len("https://")
+	case strings.HasPrefix(rawURL, "http://"):
+		i = len("http://")
+	default:
+		return "", "", false
+	}
+	start := i
+	for i < len(rawURL) && hostChars[rawURL[i]] == hostOK {
+		i++
+	}
+	// The host ends the authority here or the URL is of another form: an
+	// upper-case or non-ASCII host, a port, a userinfo, an IP literal.
+	if i == start || rawURL[i-1] == '.' || i < len(rawURL) && rawURL[i] != '/' && rawURL[i] != '?' && rawURL[i] != '#' {
+		return "", "", false
+	}
+	key, path = rawURL[:i], rawURL[i:]
+	fragment := ""
+	if h := strings.IndexByte(path, '#'); h >= 0 {
+		path, fragment = path[:h], path[h+1:]
+	}
+	escapes, err := checkPath(path)
+	if err != nil || !validEscapes(fragment) {
+		return "", "", false
+	}
+	p := parts{path: path, escapes: escapes}
+	if len(rawURL) > MaxURLLength || len(key)+p.wireLen() > MaxURLLength {
+		return "", "", false
+	}
+	return key, path, true
 }
 
 // memoIndex returns the slot of the authority text hostPort under scheme.
