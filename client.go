@@ -40,7 +40,6 @@ type Client struct {
 // fetches, their politeness, the fleet, the counts and the options.
 type core struct {
 	keys       authority.Memo // keys of authorities not written canonically
-	clock      wallClock      // the cache's clock when Options.Now is nil
 	agents     []string       // Options' product tokens, which the cache's values are compiled for
 	ownSet     agentSet       // their canonical form
 	viewBytes  int64          // what the rules of other agent sets may take per record (see As)
@@ -87,8 +86,8 @@ func New(o Options) (*Client, error) {
 	cacheNow := c.now
 	if c.now == nil {
 		// Records are stamped by time.Now; the cache, which reads the clock
-		// on every hit, reads it as cheaply.
-		c.now, cacheNow = time.Now, c.clock.Now
+		// on every hit, keeps its own, cheaper to read (see cache.Cache.Hit).
+		c.now = time.Now
 	}
 	minTTL := o.MinTTL
 	if minTTL <= 0 {
@@ -149,11 +148,15 @@ func (c *Client) Allowed(ctx context.Context, rawURL string) (bool, error) {
 	if urlpath.IsRobotsTxt(path) {
 		return true, nil // RFC 9309 §2.2.2: never needs a fetch
 	}
+	if e, ok := c.cache.Hit(key); ok {
+		c.stats.hits.add()
+		return c.allowed(key, e, path, instant{core: c.core}), nil
+	}
 	e, _, now, err := c.lookup(ctx, key)
 	if err != nil {
 		return false, newError("allowed", rawURL, err)
 	}
-	return c.allowed(key, e, path, now), nil
+	return c.allowed(key, e, path, at(now)), nil
 }
 
 // Check is Allowed, explained: the Decision says which rule decided and what
@@ -173,7 +176,7 @@ func (c *Client) Check(ctx context.Context, rawURL string) (Decision, error) {
 	if err != nil {
 		return Decision{}, newError("check", rawURL, err)
 	}
-	d := c.decide(key, e, path, now)
+	d := c.decide(key, e, path, at(now))
 	d.Stale = d.Stale || served == cache.Stale
 	return d, nil
 }
@@ -214,7 +217,7 @@ func (c *Client) rules(ctx context.Context, op, rawURL string) (*compiled, *matc
 	if err != nil {
 		return nil, nil, newError(op, rawURL, err)
 	}
-	v, _, _ := c.basis(e, now)
+	v, _, _ := c.basis(e, at(now))
 	if v == nil {
 		return nil, nil, nil
 	}
