@@ -74,18 +74,20 @@ func (m *Memo) Split(rawURL string) (key, path string, err error) {
 
 // splitPlain is Split for the URL most callers pass: a lowercase http or
 // https scheme, a host of lowercase reg-name octets not ending in a dot, no
-// userinfo and no port, so that the key is a prefix of the URL. It reads
+// userinfo, and no port or one written canonically, so that the key is a
+// prefix of the URL. It reads
 // the URL once and reports whether it was of that form and valid; for any
 // other URL, valid or not, it reports false and Split reads it in full.
 // What it returns is what the general path would: the key such a host
 // canonicalizes to is the host as written.
 func splitPlain(rawURL string) (key, path string, ok bool) {
 	var i int
+	var defaultPort string
 	switch {
 	case strings.HasPrefix(rawURL, "https://"):
-		i = len("https://")
+		i, defaultPort = len("https://"), "443"
 	case strings.HasPrefix(rawURL, "http://"):
-		i = len("http://")
+		i, defaultPort = len("http://"), "80"
 	default:
 		return "", "", false
 	}
@@ -93,12 +95,31 @@ func splitPlain(rawURL string) (key, path string, ok bool) {
 	for i < len(rawURL) && hostChars[rawURL[i]] == hostOK {
 		i++
 	}
-	// The host ends the authority here or the URL is of another form: an
-	// upper-case or non-ASCII host, a port, a userinfo, an IP literal.
-	if i == start || rawURL[i-1] == '.' || i < len(rawURL) && rawURL[i] != '/' && rawURL[i] != '?' && rawURL[i] != '#' {
+	if i == start || rawURL[i-1] == '.' {
 		return "", "", false
 	}
-	key, path = rawURL[:i], rawURL[i:]
+	keyEnd := i
+	if i < len(rawURL) && rawURL[i] == ':' {
+		// A port written canonically: no leading zero, at most 65535.
+		i++
+		p := i
+		for i < len(rawURL) && '0' <= rawURL[i] && rawURL[i] <= '9' {
+			i++
+		}
+		port := rawURL[p:i]
+		if port == "" || port[0] == '0' || len(port) > 5 || len(port) == 5 && port > "65535" {
+			return "", "", false
+		}
+		if port != defaultPort {
+			keyEnd = i
+		}
+	}
+	// The authority ends here, or the URL is of another form: an
+	// upper-case or non-ASCII host, a userinfo, an IP literal.
+	if i < len(rawURL) && rawURL[i] != '/' && rawURL[i] != '?' && rawURL[i] != '#' {
+		return "", "", false
+	}
+	key, path = rawURL[:keyEnd], rawURL[i:]
 	fragment := ""
 	if h := strings.IndexByte(path, '#'); h >= 0 {
 		path, fragment = path[:h], path[h+1:]

@@ -150,11 +150,23 @@ func TestSplitPlain(t *testing.T) {
 		{"https://example.com#f", true},
 		{"https://a-b.example_c.com/a b/ä?x=%zz#f%41", true},
 		{"https://example.com/a%2fb", true},
-		{"https://Example.com/", false},  // lowercased: not a prefix
-		{"HTTPS://example.com/", false},  // scheme lowercased
-		{"https://example.com./", false}, // trailing dot dropped
-		{"https://example.com:443/", false},
-		{"https://example.com:8080/", false},
+		{"https://Example.com/", false},    // lowercased: not a prefix
+		{"HTTPS://example.com/", false},    // scheme lowercased
+		{"https://example.com./", false},   // trailing dot dropped
+		{"https://example.com:443/", true}, // the default: the key has no port
+		{"http://example.com:80", true},
+		{"http://example.com:443/", true},
+		{"https://example.com:8080/", true},
+		{"http://127.0.0.1:65535?q", true},
+		{"http://127.0.0.1:65536/", false}, // out of range: the general path says why
+		{"http://127.0.0.1:99999/", false},
+		{"http://127.0.0.1:123456/", false},
+		{"http://127.0.0.1:0/", false},
+		{"http://127.0.0.1:080/", false}, // the key drops the zero: not a prefix
+		{"http://127.0.0.1:/", false},
+		{"http://127.0.0.1:8a/", false},
+		{"http://127.0.0.1:80:80/", false},
+		{"http://u:80@127.0.0.1/", false},
 		{"https://u@example.com/", false},
 		{"https://[::1]/", false},
 		{"https://ex%41mple.com/", false},
