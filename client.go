@@ -148,15 +148,11 @@ func (c *Client) Allowed(ctx context.Context, rawURL string) (bool, error) {
 	if urlpath.IsRobotsTxt(path) {
 		return true, nil // RFC 9309 §2.2.2: never needs a fetch
 	}
-	if e, ok := c.cache.Hit(key); ok {
-		c.stats.hits.add()
-		return c.allowed(key, e, path, instant{core: c.core}), nil
-	}
 	e, _, now, err := c.lookup(ctx, key)
 	if err != nil {
 		return false, newError("allowed", rawURL, err)
 	}
-	return c.allowed(key, e, path, at(now)), nil
+	return c.allowed(key, e, path, now), nil
 }
 
 // Check is Allowed, explained: the Decision says which rule decided and what
@@ -176,7 +172,7 @@ func (c *Client) Check(ctx context.Context, rawURL string) (Decision, error) {
 	if err != nil {
 		return Decision{}, newError("check", rawURL, err)
 	}
-	d := c.decide(key, e, path, at(now))
+	d := c.decide(key, e, path, now)
 	d.Stale = d.Stale || served == cache.Stale
 	return d, nil
 }
@@ -217,7 +213,7 @@ func (c *Client) rules(ctx context.Context, op, rawURL string) (*compiled, *matc
 	if err != nil {
 		return nil, nil, newError(op, rawURL, err)
 	}
-	v, _, _ := c.basis(e, at(now))
+	v, _, _ := c.basis(e, now)
 	if v == nil {
 		return nil, nil, nil
 	}
@@ -280,8 +276,14 @@ func invalidURL(op, rawURL string, cause error) *Error {
 	return newError(op, rawURL, fmt.Errorf("%w: %w", ErrInvalidURL, cause))
 }
 
-// lookup returns the entry that answers for the authority key, counted.
-func (c *core) lookup(ctx context.Context, key string) (*entry, cache.Served, time.Time, error) {
+// lookup returns the entry that answers for the authority key, counted, and
+// the instant to judge it at. A fresh entry comes from the cache's Hit when
+// it has one, which reads no time.
+func (c *core) lookup(ctx context.Context, key string) (*entry, cache.Served, instant, error) {
+	if e, ok := c.cache.Hit(key); ok {
+		c.stats.hits.add()
+		return e, cache.Hit, instant{core: c}, nil
+	}
 	e, served, now, err := c.cache.Lookup(ctx, key)
 	switch {
 	case err != nil:
@@ -292,7 +294,7 @@ func (c *core) lookup(ctx context.Context, key string) (*entry, cache.Served, ti
 	default:
 		c.stats.misses.Add(1)
 	}
-	return e, served, now, err
+	return e, served, at(now), err
 }
 
 // fetch fetches key's robots.txt and returns the record that follows held,

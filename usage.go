@@ -42,7 +42,7 @@ func (c *Client) Usage(ctx context.Context, rawURL string) (usage.Prefs, error) 
 	if err != nil {
 		return usage.Prefs{}, newError("usage", rawURL, err)
 	}
-	v, _, _ := c.basis(e, at(now))
+	v, _, _ := c.basis(e, now)
 	if v == nil || v.verdict != status.Rules {
 		return usage.Prefs{}, nil
 	}
