@@ -114,12 +114,31 @@ func (c *core) verdictOf(g *cache.Record) status.Verdict {
 	return status.DisallowAll
 }
 
+// instant is the time a question is judged at: a reading of the clock, or,
+// after a cache.Cache.Hit, which reads none, the cache's clock, read only
+// if the answer depends on the time.
+type instant struct {
+	t    time.Time
+	core *core // non-nil: read the cache's clock
+}
+
+// at is the instant of the reading t.
+func at(t time.Time) instant { return instant{t: t} }
+
+// time returns the instant's reading.
+func (i instant) time() time.Time {
+	if i.core != nil {
+		return i.core.cache.Now()
+	}
+	return i.t
+}
+
 // basis returns what answers for e at now: the compiled file and the record
 // it comes from; for an outage, the good copy, for the whole outage (RFC 9309
 // §2.3.1.4 lets a crawler keep using a cached copy; Google does), or, with
 // none, nothing and the blanket reason: disallow, and after
 // UnreachableAllowAfter allow.
-func (c *core) basis(e *entry, now time.Time) (v *compiled, src *cache.Record, blanket Reason) {
+func (c *core) basis(e *entry, now instant) (v *compiled, src *cache.Record, blanket Reason) {
 	rec := e.Record
 	if !rec.Unreachable() {
 		return e.Value, rec, 0
@@ -127,7 +146,7 @@ func (c *core) basis(e *entry, now time.Time) (v *compiled, src *cache.Record, b
 	if rec.Good != nil && e.Value.good != nil {
 		return e.Value.good, rec.Good, 0
 	}
-	if c.allowAfter >= 0 && now.Sub(rec.UnreachableSince) > c.allowAfter {
+	if c.allowAfter >= 0 && now.time().Sub(rec.UnreachableSince) > c.allowAfter {
 		return nil, rec, UnreachableTooLong
 	}
 	return nil, rec, Unreachable
@@ -143,7 +162,7 @@ var fromMatcher = [...]Reason{
 
 // allowed is the verdict of entry e, held for the authority key, on the
 // wire path at now.
-func (c *Client) allowed(key string, e *entry, path string, now time.Time) bool {
+func (c *Client) allowed(key string, e *entry, path string, now instant) bool {
 	v, _, blanket := c.basis(e, now)
 	if v == nil {
 		return blanket == UnreachableTooLong
@@ -159,7 +178,7 @@ func (c *Client) allowed(key string, e *entry, path string, now time.Time) bool 
 }
 
 // decide is allowed, explained.
-func (c *Client) decide(key string, e *entry, path string, now time.Time) Decision {
+func (c *Client) decide(key string, e *entry, path string, now instant) Decision {
 	v, src, blanket := c.basis(e, now)
 	d := Decision{
 		Stale:            src != e.Record,

@@ -40,7 +40,6 @@ type Client struct {
 // fetches, their politeness, the fleet, the counts and the options.
 type core struct {
 	keys       authority.Memo // keys of authorities not written canonically
-	clock      wallClock      // the cache's clock when Options.Now is nil
 	agents     []string       // Options' product tokens, which the cache's values are compiled for
 	ownSet     agentSet       // their canonical form
 	viewBytes  int64          // what the rules of other agent sets may take per record (see As)
@@ -87,8 +86,8 @@ func New(o Options) (*Client, error) {
 	cacheNow := c.now
 	if c.now == nil {
 		// Records are stamped by time.Now; the cache, which reads the clock
-		// on every hit, reads it as cheaply.
-		c.now, cacheNow = time.Now, c.clock.Now
+		// on every hit, keeps its own, cheaper to read (see cache.Cache.Hit).
+		c.now = time.Now
 	}
 	minTTL := o.MinTTL
 	if minTTL <= 0 {
@@ -277,8 +276,14 @@ func invalidURL(op, rawURL string, cause error) *Error {
 	return newError(op, rawURL, fmt.Errorf("%w: %w", ErrInvalidURL, cause))
 }
 
-// lookup returns the entry that answers for the authority key, counted.
-func (c *core) lookup(ctx context.Context, key string) (*entry, cache.Served, time.Time, error) {
+// lookup returns the entry that answers for the authority key, counted, and
+// the instant to judge it at. A fresh entry comes from the cache's Hit when
+// it has one, which reads no time.
+func (c *core) lookup(ctx context.Context, key string) (*entry, cache.Served, instant, error) {
+	if e, ok := c.cache.Hit(key); ok {
+		c.stats.hits.add()
+		return e, cache.Hit, instant{core: c}, nil
+	}
 	e, served, now, err := c.cache.Lookup(ctx, key)
 	switch {
 	case err != nil:
@@ -289,7 +294,7 @@ func (c *core) lookup(ctx context.Context, key string) (*entry, cache.Served, ti
 	default:
 		c.stats.misses.Add(1)
 	}
-	return e, served, now, err
+	return e, served, at(now), err
 }
 
 // fetch fetches key's robots.txt and returns the record that follows held,

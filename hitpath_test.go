@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -96,4 +97,31 @@ func TestAllowedShapesAsCanonical(t *testing.T) {
 		}
 	}
 	assert.GreaterOrEqual(t, disallowed, 6, "the table exercises rules")
+}
+
+// On the default clock a hit reads no time, but an outage without a good
+// copy is answered by the time it has lasted (RFC 9309 §2.3.1.4): the hit
+// must read the clock for it.
+func TestHitOutageReadsTheClock(t *testing.T) {
+	s := newSite(t, statusCode(http.StatusInternalServerError))
+	ctx := context.Background()
+	for _, tt := range []struct {
+		after time.Duration
+		want  bool
+	}{
+		{time.Nanosecond, true}, // lasted longer than that: allowed
+		{time.Hour, false},
+		{-1, false}, // never
+	} {
+		c := newClient(t, nil, robots.Options{UnreachableAllowAfter: tt.after})
+		_, err := c.Allowed(ctx, s.URL+"/x") // the fetch
+		require.NoError(t, err)
+		before := c.Stats()
+		got, err := c.Allowed(ctx, s.URL+"/x")
+		require.NoError(t, err)
+		after := c.Stats()
+		require.Equal(t, before.Hits+1, after.Hits, "a hit")
+		require.Equal(t, before.Fetches, after.Fetches)
+		assert.Equal(t, tt.want, got, "UnreachableAllowAfter %v", tt.after)
+	}
 }

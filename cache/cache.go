@@ -75,7 +75,9 @@ type Config[V Sizer] struct {
 	// when a fetch fails unexpectedly.
 	Policy Policy
 
-	// Now is the clock; nil means time.Now.
+	// Now is the clock; nil means time.Now, read more cheaply (see Hit):
+	// its readings differ from time.Now's only by the wall clock's own
+	// adjustments during the last second.
 	Now func() time.Time
 
 	// Fetch fetches key's robots.txt and returns the record that follows
@@ -123,6 +125,7 @@ const (
 // use; its zero value is not: use New.
 type Cache[V Sizer] struct {
 	cfg     Config[V]
+	clock   *clock // the clock when Config.Now is nil
 	local   *local[V]
 	outages *politeness
 	slots   chan struct{} // nil: no bound
@@ -165,8 +168,10 @@ func (fl *flight[V]) inGrace(now time.Time, grace time.Duration) bool {
 
 // New returns a Cache configured by cfg.
 func New[V Sizer](cfg Config[V]) *Cache[V] {
+	var clk *clock
 	if cfg.Now == nil {
-		cfg.Now = time.Now
+		clk = new(clock)
+		cfg.Now = clk.Now
 	}
 	if cfg.FleetTimeout <= 0 {
 		cfg.FleetTimeout = DefaultFleetTimeout
@@ -176,6 +181,7 @@ func New[V Sizer](cfg Config[V]) *Cache[V] {
 	}
 	c := &Cache[V]{
 		cfg:     cfg,
+		clock:   clk,
 		local:   newLocal[V](cfg.Bytes),
 		outages: newPoliteness(cfg.Outages),
 		lease:   cfg.Grace + LeaseMargin,
@@ -205,6 +211,25 @@ func (c *Cache[V]) Lookup(ctx context.Context, key string) (*Entry[V], Served, t
 	}
 	return c.miss(ctx, key, e, now)
 }
+
+// Hit returns key's entry when it is held and fresh: Lookup's answer when
+// that is a Hit, for less. It reads the clock without building a time.Time,
+// on the monotonic clock alone but once a second, so the caller has no
+// reading of the time; Now gives one. A Cache with a Config.Now of its own
+// has no such reading and reports no hit: ask Lookup.
+func (c *Cache[V]) Hit(key string) (*Entry[V], bool) {
+	if c.clock == nil {
+		return nil, false
+	}
+	e, ok := c.local.get(key)
+	if !ok || !c.clock.before(e.fresh) {
+		return nil, false
+	}
+	return e, true
+}
+
+// Now returns the current time on the Cache's clock.
+func (c *Cache[V]) Now() time.Time { return c.cfg.Now() }
 
 func (c *Cache[V]) miss(ctx context.Context, key string, held *Entry[V], now time.Time) (*Entry[V], Served, time.Time, error) {
 	if held == nil {
@@ -377,7 +402,7 @@ func (c *Cache[V]) derive(rec *Record, held *Entry[V]) (e *Entry[V], err error) 
 			e, err = nil, fmt.Errorf("robots: deriving the entry of %s panicked: %v", rec.Authority, p)
 		}
 	}()
-	return &Entry[V]{Record: rec, Value: c.cfg.Derive(rec, held)}, nil
+	return &Entry[V]{Record: rec, Value: c.cfg.Derive(rec, held), fresh: deadlineOf(rec.FreshUntil)}, nil
 }
 
 // obtain returns the record that follows held for key: from the fleet, or

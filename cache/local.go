@@ -24,6 +24,8 @@ type Sizer interface {
 type Entry[V Sizer] struct {
 	Record *Record
 	Value  V
+
+	fresh deadline // Record.FreshUntil, for Cache.Hit
 }
 
 // entryOverhead is what the local tier spends on an entry besides its

@@ -44,6 +44,9 @@ var memoSeed = maphash.MakeSeed()
 // (urlpath.Path) is the same for both. On success it does not allocate when
 // the authority is written canonically or was seen recently.
 func (m *Memo) Split(rawURL string) (key, path string, err error) {
+	if key, path, ok := splitPlain(rawURL); ok {
+		return key, path, nil
+	}
 	p, err := scan(rawURL)
 	if err != nil {
 		return "", "", err
@@ -67,6 +70,69 @@ func (m *Memo) Split(rawURL string) (key, path string, err error) {
 		return "", "", newError(TooLong, rawURL, nil)
 	}
 	return key, p.path, nil
+}
+
+// splitPlain is Split for the URL most callers pass: a lowercase http or
+// https scheme, a host of lowercase reg-name octets not ending in a dot, no
+// userinfo, and no port or one written canonically, so that the key is a
+// prefix of the URL. It reads
+// the URL once and reports whether it was of that form and valid; for any
+// other URL, valid or not, it reports false and Split reads it in full.
+// What it returns is what the general path would: the key such a host
+// canonicalizes to is the host as written.
+func splitPlain(rawURL string) (key, path string, ok bool) {
+	var i int
+	var defaultPort string
+	switch {
+	case strings.HasPrefix(rawURL, "https://"):
+		i, defaultPort = len("https://"), "443"
+	case strings.HasPrefix(rawURL, "http://"):
+		i, defaultPort = len("http://"), "80"
+	default:
+		return "", "", false
+	}
+	start := i
+	for i < len(rawURL) && hostChars[rawURL[i]] == hostOK {
+		i++
+	}
+	if i == start || rawURL[i-1] == '.' {
+		return "", "", false
+	}
+	keyEnd := i
+	if i < len(rawURL) && rawURL[i] == ':' {
+		// A port written canonically: no leading zero, at most 65535.
+		i++
+		p := i
+		for i < len(rawURL) && '0' <= rawURL[i] && rawURL[i] <= '9' {
+			i++
+		}
+		port := rawURL[p:i]
+		if port == "" || port[0] == '0' || len(port) > 5 || len(port) == 5 && port > "65535" {
+			return "", "", false
+		}
+		if port != defaultPort {
+			keyEnd = i
+		}
+	}
+	// The authority ends here, or the URL is of another form: an
+	// upper-case or non-ASCII host, a userinfo, an IP literal.
+	if i < len(rawURL) && rawURL[i] != '/' && rawURL[i] != '?' && rawURL[i] != '#' {
+		return "", "", false
+	}
+	key, path = rawURL[:keyEnd], rawURL[i:]
+	fragment := ""
+	if h := strings.IndexByte(path, '#'); h >= 0 {
+		path, fragment = path[:h], path[h+1:]
+	}
+	escapes, err := checkPath(path)
+	if err != nil || !validEscapes(fragment) {
+		return "", "", false
+	}
+	p := parts{path: path, escapes: escapes}
+	if len(rawURL) > MaxURLLength || len(key)+p.wireLen() > MaxURLLength {
+		return "", "", false
+	}
+	return key, path, true
 }
 
 // memoIndex returns the slot of the authority text hostPort under scheme.

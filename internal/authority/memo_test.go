@@ -136,3 +136,76 @@ func TestMemoConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// splitPlain takes the common URL, whose key is a prefix of it, and leaves
+// every other to the general path; what it takes it answers as Parse does.
+func TestSplitPlain(t *testing.T) {
+	tests := []struct {
+		in    string
+		taken bool
+	}{
+		{"https://example.com/blogs/pad/entry.html", true},
+		{"http://example.com", true},
+		{"https://example.com?q=1", true},
+		{"https://example.com#f", true},
+		{"https://a-b.example_c.com/a b/ä?x=%zz#f%41", true},
+		{"https://example.com/a%2fb", true},
+		{"https://Example.com/", false},    // lowercased: not a prefix
+		{"HTTPS://example.com/", false},    // scheme lowercased
+		{"https://example.com./", false},   // trailing dot dropped
+		{"https://example.com:443/", true}, // the default: the key has no port
+		{"http://example.com:80", true},
+		{"http://example.com:443/", true},
+		{"https://example.com:8080/", true},
+		{"http://127.0.0.1:65535?q", true},
+		{"http://127.0.0.1:65536/", false}, // out of range: the general path says why
+		{"http://127.0.0.1:99999/", false},
+		{"http://127.0.0.1:123456/", false},
+		{"http://127.0.0.1:0/", false},
+		{"http://127.0.0.1:080/", false}, // the key drops the zero: not a prefix
+		{"http://127.0.0.1:/", false},
+		{"http://127.0.0.1:8a/", false},
+		{"http://127.0.0.1:80:80/", false},
+		{"http://u:80@127.0.0.1/", false},
+		{"https://u@example.com/", false},
+		{"https://[::1]/", false},
+		{"https://ex%41mple.com/", false},
+		{"https://exämple.com/", false},
+		{"https:///x", false},              // no host
+		{"https://example.com/%zz", false}, // invalid: the general path says why
+		{"https://example.com/#%zz", false},
+		{"https://example.com/\x01", false},
+		{"https://exa<mple.com/", false},
+		{"https://example.com/" + strings.Repeat("a", MaxURLLength), false},
+		{"https://example.com/" + strings.Repeat(" ", MaxURLLength/3), false}, // too long once escaped
+		{"ftp://example.com/", false},
+	}
+	for _, tt := range tests {
+		key, path, ok := splitPlain(tt.in)
+		assert.Equal(t, tt.taken, ok, "%q", tt.in)
+		if !ok {
+			continue
+		}
+		a, err := Parse(tt.in)
+		require.NoError(t, err, tt.in)
+		assert.Equal(t, a.Key, key, tt.in)
+		assert.Equal(t, urlpath.Path(a.PathQuery), urlpath.Path(path), tt.in)
+	}
+	var all []string
+	for _, tt := range parseTests {
+		all = append(all, tt.in)
+	}
+	for _, tt := range parseErrorTests {
+		all = append(all, tt.in)
+	}
+	for _, in := range all {
+		key, path, ok := splitPlain(in)
+		if !ok {
+			continue
+		}
+		a, err := Parse(in)
+		require.NoError(t, err, "%q taken but refused by Parse", in)
+		assert.Equal(t, a.Key, key, in)
+		assert.Equal(t, urlpath.Path(a.PathQuery), urlpath.Path(path), in)
+	}
+}
