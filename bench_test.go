@@ -17,48 +17,10 @@ import (
 // the cache look-up and matching, for the typical file's paths in turn. Run
 // with -cpu 1,2,…: under RunParallel the time per op must not grow.
 func BenchmarkClientAllowed(b *testing.B) {
-	c, ok := benchdata.Typical()
-	if !ok {
-		c = benchdata.PlainRules(200)
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Write(c.Body)
-	}))
-	defer srv.Close()
-	rc, err := robots.New(robots.Options{UserAgent: c.Agent + "/1.0"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	urls := make([]string, len(c.Paths))
-	for i, p := range c.Paths {
-		urls[i] = srv.URL + p
-	}
+	_, rc, urls, stop := typicalClient(b)
+	defer stop()
 	ctx := context.Background()
-	if _, err := rc.Allowed(ctx, urls[0]); err != nil { // warm the cache
-		b.Fatal(err)
-	}
-	b.Run("serial", func(b *testing.B) {
-		b.ReportAllocs()
-		i := 0
-		for b.Loop() {
-			rc.Allowed(ctx, urls[i])
-			if i++; i == len(urls) {
-				i = 0
-			}
-		}
-	})
-	b.Run("parallel", func(b *testing.B) {
-		b.ReportAllocs()
-		b.RunParallel(func(pb *testing.PB) {
-			i := 0
-			for pb.Next() {
-				rc.Allowed(ctx, urls[i])
-				if i++; i == len(urls) {
-					i = 0
-				}
-			}
-		})
-	})
+	cycle(b, urls, func(u string) { rc.Allowed(ctx, u) })
 	b.Run("check", func(b *testing.B) {
 		b.ReportAllocs()
 		i := 0
@@ -79,6 +41,26 @@ func BenchmarkClientAllowed(b *testing.B) {
 // file names neither "OtherBot" nor the set), so the two compare the cost
 // of finding a set's rules beside the file. Run both together.
 func BenchmarkClientAllowedAs(b *testing.B) {
+	c, rc, urls, stop := typicalClient(b)
+	defer stop()
+	rc, err := rc.As(c.Agent, "OtherBot")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := rc.Allowed(ctx, urls[0]); err != nil { // compile the set's rules
+		b.Fatal(err)
+	}
+	cycle(b, urls, func(u string) { rc.Allowed(ctx, u) })
+	if st := rc.Stats(); st.Fetches != 1 || st.AgentCompiles != 1 {
+		b.Fatalf("%d fetches, %d compiles", st.Fetches, st.AgentCompiles)
+	}
+}
+
+// typicalClient serves the typical file (or 200 plain rules without the
+// corpus) and returns it, a Client for its agent with the file cached, the
+// URLs of the file's paths, and a function that stops the server.
+func typicalClient(b *testing.B) (benchdata.Case, *robots.Client, []string, func()) {
 	c, ok := benchdata.Typical()
 	if !ok {
 		c = benchdata.PlainRules(200)
@@ -86,30 +68,27 @@ func BenchmarkClientAllowedAs(b *testing.B) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Write(c.Body)
 	}))
-	defer srv.Close()
 	rc, err := robots.New(robots.Options{UserAgent: c.Agent + "/1.0"})
 	if err != nil {
 		b.Fatal(err)
-	}
-	// Another set first, so that the one measured is not the only one kept.
-	for _, agents := range [][]string{{"SearchBot"}, {c.Agent, "OtherBot"}} {
-		if rc, err = rc.As(agents...); err != nil {
-			b.Fatal(err)
-		}
 	}
 	urls := make([]string, len(c.Paths))
 	for i, p := range c.Paths {
 		urls[i] = srv.URL + p
 	}
-	ctx := context.Background()
-	if _, err := rc.Allowed(ctx, urls[0]); err != nil { // warm the cache and compile
+	if _, err := rc.Allowed(context.Background(), urls[0]); err != nil { // warm the cache
 		b.Fatal(err)
 	}
+	return c, rc, urls, srv.Close
+}
+
+// cycle measures fn on urls in turn, serially and under RunParallel.
+func cycle(b *testing.B, urls []string, fn func(string)) {
 	b.Run("serial", func(b *testing.B) {
 		b.ReportAllocs()
 		i := 0
 		for b.Loop() {
-			rc.Allowed(ctx, urls[i])
+			fn(urls[i])
 			if i++; i == len(urls) {
 				i = 0
 			}
@@ -120,16 +99,13 @@ func BenchmarkClientAllowedAs(b *testing.B) {
 		b.RunParallel(func(pb *testing.PB) {
 			i := 0
 			for pb.Next() {
-				rc.Allowed(ctx, urls[i])
+				fn(urls[i])
 				if i++; i == len(urls) {
 					i = 0
 				}
 			}
 		})
 	})
-	if st := rc.Stats(); st.Fetches != 1 || st.AgentCompiles != 1 {
-		b.Fatalf("%d fetches, %d compiles", st.Fetches, st.AgentCompiles)
-	}
 }
 
 // hitShapes are URLs of every shape a crawler passes to Allowed, all on
