@@ -48,12 +48,13 @@ func corpusFiles(t testing.TB) [][]byte {
 }
 
 // hostileFile is a 500 KiB robots.txt of the shape that compiles largest:
-// short, distinct rules (6.7 times its size, compiled).
+// short, distinct wildcard rules (5.8 times its size, compiled: each keeps
+// its pieces, a summary of their octets and a node of the trie of them).
 func hostileFile(seed int) []byte {
 	var b strings.Builder
 	b.WriteString("User-agent: *\n")
 	for i := 0; b.Len() < fetch.DefaultMaxBytes; i++ {
-		fmt.Fprintf(&b, "allow:/%x-%x\n", seed, i)
+		fmt.Fprintf(&b, "disallow:/*%x-%x*a\n", seed, i)
 	}
 	return []byte(b.String()[:fetch.DefaultMaxBytes])
 }

@@ -1,6 +1,7 @@
 package matcher
 
 import (
+	"encoding/binary"
 	"strings"
 	"unsafe"
 
@@ -22,22 +23,75 @@ type span struct{ off, n uint32 }
 
 func (s span) in(text string) string { return text[s.off : s.off+s.n] }
 
-// rule is a rule of the crawler's groups, for reporting.
+// rule is a rule of the crawler's groups, for reporting, in 8 bytes: at
+// text[at] its canonical pattern starts, after its length as a uvarint;
+// the pattern as written is the same, or, when it differs (bits&rewritten),
+// follows in the same way. The rank of its plain-prefix pattern follows
+// from the canonical one.
 type rule struct {
-	written span   // the pattern as written
-	bits    uint32 // its line<<1, | 1 for an Allow
+	at   uint32
+	bits uint32 // its line<<2, | rewritten, | 1 for an Allow
 }
 
-func newRule(written span, line int, allow bool) rule {
-	r := rule{written: written, bits: uint32(min(max(line, 0), 1<<31-1)) << 1}
+const rewritten = 2
+
+// maxLine is the largest line number a compiled rule keeps; a larger one
+// (which no parsed file of under 1 GiB holds) is kept as it.
+const maxLine = 1<<30 - 1
+
+func newRule(at uint32, line int, allow, isRewritten bool) rule {
+	r := rule{at: at, bits: uint32(min(max(line, 0), maxLine)) << 2}
 	if allow {
 		r.bits |= 1
+	}
+	if isRewritten {
+		r.bits |= rewritten
 	}
 	return r
 }
 
 func (r rule) allow() bool { return r.bits&1 != 0 }
-func (r rule) line() int   { return int(r.bits >> 1) }
+func (r rule) line() int   { return int(r.bits >> 2) }
+
+// rank is the rank of the rule's plain-prefix pattern, its canonical one.
+func (r rule) rank(text string) rank32 {
+	n, _ := lengthAt(text, r.at)
+	return rankOf(int(n), r.allow())
+}
+
+// written returns the pattern as written.
+func (r rule) written(text string) string {
+	n, at := lengthAt(text, r.at)
+	if r.bits&rewritten != 0 {
+		n, at = lengthAt(text, at+n)
+	}
+	return text[at : at+n]
+}
+
+// appendLength appends the length of a string that follows it in the
+// text, and lengthAt reads it back: the length at text[at], and where the
+// string starts.
+func appendLength(text []byte, n int) []byte { return binary.AppendUvarint(text, uint64(n)) }
+
+func lengthAt(text string, at uint32) (n, start uint32) {
+	for shift := 0; ; shift += 7 {
+		b := text[at]
+		at++
+		n |= uint32(b&0x7f) << shift
+		if b < 0x80 {
+			return n, at
+		}
+	}
+}
+
+// lengthSize is the octets appendLength takes for n.
+func lengthSize(n int) int {
+	k := 1
+	for ; n >= 0x80; n >>= 7 {
+		k++
+	}
+	return k
+}
 
 // rank32 orders the matches of one pattern against another: more octets in
 // the canonical pattern first (RFC 9309 §2.2.2), then allow over disallow.
@@ -105,7 +159,7 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 	// once, at its final size: a file of rules costs what the matcher keeps
 	// and little more (DESIGN.md: parsing and compiling allocate at most
 	// 8 times the input).
-	var sz textSize
+	sz := textSize{lengths: true}
 	nagents, agentText := 0, 0
 	for _, g := range groups {
 		nagents += len(g.Agents)
@@ -121,33 +175,38 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 	m.rules = make([]rule, 0, sz.rules)
 	text := make([]byte, 0, sz.text)
 	entries := make([]entry, 0, sz.patterns)
-	segs := make([]span, 0, sz.segs) // the segments of every pattern
 	var ps []pattern
+	var segs []span
+	var scratch []byte // the canonical form of a pattern that is not canonical
 	for _, g := range groups {
 		for _, rl := range g.Rules {
 			idx := int32(len(m.rules))
+			if rl.Pattern == "" {
+				// It matches nothing (RFC 9309 §2.2.2): it is never
+				// reported, and keeps no text.
+				m.rules = append(m.rules, newRule(0, rl.Line, rl.Allow, false))
+				continue
+			}
+			canonical := urlpath.IsCanonicalPattern(rl.Pattern)
+			canon := rl.Pattern
+			if !canonical {
+				scratch = urlpath.AppendPattern(scratch[:0], rl.Pattern)
+				canon = unsafe.String(unsafe.SliceData(scratch), len(scratch))
+			}
+			m.rules = append(m.rules, newRule(uint32(len(text)), rl.Line, rl.Allow, !canonical))
+			text = appendLength(text, len(canon))
 			base := uint32(len(text))
-			written := span{base, uint32(len(rl.Pattern))}
-			if urlpath.IsCanonicalPattern(rl.Pattern) {
-				text = append(text, rl.Pattern...)
-			} else {
-				text = urlpath.AppendPattern(text, rl.Pattern)
-				written.off = uint32(len(text))
+			text = append(text, canon...)
+			if !canonical {
+				text = appendLength(text, len(rl.Pattern))
 				text = append(text, rl.Pattern...)
 			}
-			m.rules = append(m.rules, newRule(written, rl.Line, rl.Allow))
-			// The canonical pattern is text[base:written.off], or the
-			// pattern as written when they are the same. Appending to
-			// text later does not change these octets.
-			n := written.off - base
-			if n == 0 {
-				n = written.n
-			}
-			canon := unsafe.String(unsafe.SliceData(text[base:]), n)
+			// Appending to text later does not change these octets.
+			canon = unsafe.String(unsafe.SliceData(text[base:]), len(canon))
 			ps, segs, entries = appendEntries(ps, segs, entries, canon, base, idx, rl.Allow)
 		}
 	}
-	m.set = newPatternSet(entries, segs, finish(text), true)
+	m.set = newPatternSet(entries, sz.segs, finish(text), true, m.prefixRank)
 	m.rules = keepReported(&m.set, m.rules)
 	m.usage = compileUsage(groups)
 	m.signal, m.signalRecord = compileSignal(r, groups)
@@ -159,6 +218,7 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 type textSize struct {
 	rules, patterns int
 	text            int    // octets of the canonical patterns, and of the patterns as written that differ
+	lengths         bool   // each is stored after its length (Compile's rules)
 	segs            int    // an upper bound on the segments: the stars of the patterns
 	scratch         []byte // the canonical form of the last pattern that is not canonical
 }
@@ -166,13 +226,22 @@ type textSize struct {
 // add counts a rule with pattern p.
 func (z *textSize) add(p string, allow bool) {
 	z.rules++
+	if p == "" {
+		return
+	}
 	canon := p
 	if !urlpath.IsCanonicalPattern(p) {
 		z.scratch = urlpath.AppendPattern(z.scratch[:0], p)
 		canon = unsafe.String(unsafe.SliceData(z.scratch), len(z.scratch))
 		z.text += len(p)
+		if z.lengths {
+			z.text += lengthSize(len(p))
+		}
 	}
 	z.text += len(canon)
+	if z.lengths {
+		z.text += lengthSize(len(canon))
+	}
 	if canon == "" {
 		return
 	}
@@ -196,17 +265,12 @@ func finish(text []byte) string {
 }
 
 // appendEntries appends to entries the compiled patterns of a rule whose
-// canonical pattern canon starts at base in the text, and their segments
-// to segs, as spans of the text. ps is scratch space; it returns all three.
+// canonical pattern canon starts at base in the text. ps and segs are
+// scratch space; it returns all three.
 func appendEntries(ps []pattern, segs []span, entries []entry, canon string, base uint32, id int32, allow bool) ([]pattern, []span, []entry) {
-	first := len(segs)
-	ps, segs = appendPatterns(ps[:0], segs, canon, allow)
-	for i := first; i < len(segs); i++ {
-		segs[i].off += base
-	}
-	for _, p := range ps {
-		entries = append(entries, newEntry(&p, base, id, uint32(first)))
-		first += len(p.segs)
+	ps, segs = appendPatterns(ps[:0], segs[:0], canon, allow)
+	for i := range ps {
+		entries = append(entries, newEntry(&ps[i], base, id, allow))
 	}
 	return ps, segs, entries
 }
@@ -317,6 +381,8 @@ const (
 type pattern struct {
 	kind     kind
 	canon    string
+	lit      int  // the length of its literal, canon[:lit]
+	dollar   bool // its literal is followed by '$'
 	head     int
 	segs     []span
 	anchored bool
@@ -355,7 +421,7 @@ func appendPatterns(ps []pattern, segs []span, canon string, allow bool) ([]patt
 		// under it), as though "Allow: /a/$" had been written on its line.
 		if i := indexRule(canon); i >= 0 {
 			p, segs = newPattern(segs, canon, canon[:i+1], rankOf(i+2, true))
-			p.anchored = true
+			p.anchored, p.dollar = true, true
 			if len(p.segs) == 0 {
 				p.kind = exact
 			}
@@ -381,7 +447,7 @@ func indexRule(canon string) int {
 // too, though each keeps the rank of its octets as written.
 func newPattern(segs []span, canon, lit string, rank rank32) (pattern, []span) {
 	lit, anchored := strings.CutSuffix(lit, "$")
-	p := pattern{canon: canon, head: len(lit), anchored: anchored, rank: rank}
+	p := pattern{canon: canon, lit: len(lit), dollar: anchored, head: len(lit), anchored: anchored, rank: rank}
 	if star := strings.IndexByte(lit, '*'); star >= 0 {
 		p.head = star
 		rest := lit[star+1:]

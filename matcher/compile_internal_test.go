@@ -56,9 +56,10 @@ func TestArraysSizedExactly(t *testing.T) {
 	exact := func(t *testing.T, s *patternSet) {
 		t.Helper()
 		assert.Equal(t, len(s.nodes), cap(s.nodes), "nodes")
-		assert.Equal(t, len(s.nodes), len(s.edges), "an edge octet per node")
+		assert.Equal(t, len(s.nodes)-1+wordPad, len(s.edges), "an edge octet per node but the sentinel, and the padding")
 		assert.Equal(t, len(s.edges), cap(s.edges), "edges")
-		assert.Equal(t, len(s.index), cap(s.index), "index")
+		assert.Equal(t, len(s.exacts), cap(s.exacts), "exacts")
+		assert.Equal(t, len(s.wildAt), cap(s.wildAt), "wildAt")
 		assert.Equal(t, len(s.wild), cap(s.wild), "wild")
 		assert.Equal(t, len(s.pieces), cap(s.pieces), "pieces")
 		assert.Equal(t, len(s.litNodes), cap(s.litNodes), "litNodes")

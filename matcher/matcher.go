@@ -125,7 +125,7 @@ func (m *Matcher) Match(path string) Result {
 	}
 	r := m.rules[win]
 	return Result{Allowed: r.allow(), Reason: RuleMatched,
-		Rule: parser.Rule{Allow: r.allow(), Pattern: r.written.in(m.set.text), Line: r.line()}}
+		Rule: parser.Rule{Allow: r.allow(), Pattern: r.written(m.set.text), Line: r.line()}}
 }
 
 // decide returns the index in m.rules of the rule that decides path, or -1
@@ -149,6 +149,10 @@ func (m *Matcher) decide(path string) (int32, Reason) {
 	}
 	return -1, NoRuleMatched
 }
+
+// prefixRank is the rank of the plain-prefix pattern of rule id, whose
+// pattern is in text.
+func (m *Matcher) prefixRank(text string, id int32) rank32 { return m.rules[id].rank(text) }
 
 // MatchOnce answers one question about r without compiling it: the result
 // is Compile(r, agents...).Match(path), at a cost linear in the number of the

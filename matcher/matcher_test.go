@@ -446,3 +446,64 @@ func TestMatchDoesNotAllocate(t *testing.T) {
 		assert.Zero(t, testing.AllocsPerRun(100, func() { m.Match(p) }), p)
 	}
 }
+
+// The trie agrees with the reference where nodes have many children (more
+// than eight are searched a word of edges at a time, and a match can be in
+// any octet of any word), and where a shorter pattern, inherited down the
+// trie, beats a longer node's own: "/a*" outranks "/ab" by its octets
+// (RFC 9309 §2.2.2), and an Allow a Disallow of the same length.
+func TestWideTrieAgainstReference(t *testing.T) {
+	const wide = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJ-_.~"
+	rng := rand.New(rand.NewPCG(11, 13))
+	piece := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = wide[rng.IntN(len(wide))]
+		}
+		return string(b)
+	}
+	for i := 0; i < 300; i++ {
+		var b strings.Builder
+		b.WriteString("User-agent: *\n")
+		for range 1 + rng.IntN(200) {
+			key := []string{"Allow", "Disallow"}[rng.IntN(2)]
+			p := "/" + piece(rng.IntN(4))
+			switch rng.IntN(6) {
+			case 0:
+				p += "*"
+			case 1:
+				p += "$"
+			case 2:
+				p += "*" + piece(1)
+			}
+			fmt.Fprintf(&b, "%s: %s\n", key, p)
+		}
+		body := b.String()
+		r := parser.Parse([]byte(body))
+		m := matcher.Compile(r, "bot")
+		for range 40 {
+			path := "/" + piece(rng.IntN(5))
+			want, line := refVerdict(r, []string{"bot"}, path)
+			got := m.Match(path)
+			require.Equal(t, want, got.Allowed, "%q on\n%s", path, body)
+			require.Equal(t, line, got.Rule.Line, "deciding line for %q on\n%s", path, body)
+		}
+	}
+}
+
+// A rule whose pattern is not in canonical form is matched by its canonical
+// form and reported as written, whatever its length and its neighbours.
+func TestRewrittenPatternsReportedAsWritten(t *testing.T) {
+	long := "/" + strings.Repeat("é", 300) // 601 octets written, 1801 canonical
+	rules := []string{"/ä", "/%7e", long, "/a%2fb", "/plain", "/ö*x$"}
+	var b strings.Builder
+	b.WriteString("User-agent: *\n")
+	for _, p := range rules {
+		fmt.Fprintf(&b, "Disallow: %s\n", p)
+	}
+	m := compile(b.String())
+	for i, path := range []string{"/ä/x", "/~", long + "/y", "/a%2Fb", "/plain", "/öabx"} {
+		res := m.Match(path)
+		assert.Equal(t, parser.Rule{Pattern: rules[i], Line: i + 2}, res.Rule, path)
+	}
+}

@@ -2,6 +2,7 @@ package matcher
 
 import (
 	"cmp"
+	"encoding/binary"
 	"math/bits"
 	"slices"
 	"strings"
@@ -23,11 +24,22 @@ import (
 // then through an index of the path shared by all of them, a look-up per
 // piece (see pathindex.go).
 type patternSet struct {
-	text  string       // the arena every span refers to (see compile.go)
-	nodes []node       // the trie over the patterns' literal heads; nodes[0] is the root
-	edges []uint8      // the first octet of each node's edge
-	index [][128]uint8 // child indexes of nodes of many children: octet -> child+1
-	wild  []wildRule   // wildcard patterns, grouped by node, best first
+	text string // the arena every span refers to (see compile.go)
+	// The trie over the patterns' literal heads, in breadth-first order;
+	// nodes[0] is the root, and a sentinel after the last node closes its
+	// children.
+	nodes []node
+	// The first octet of each node's edge, then wordPad octets of
+	// padding, so that the edges of a node's children can be read a word
+	// at a time.
+	edges  []uint8
+	exacts []exactAt // the nodes that hold an exact pattern, in node order
+	wildAt []wildAt  // the nodes that hold wildcard patterns, in node order
+	wild   []wildRule
+	// rank returns the rank of plain-prefix pattern id, whose pattern
+	// is in text: a node keeps only the id, and the list the ids index
+	// (the Matcher's rules) knows it.
+	rank func(text string, id int32) rank32
 
 	// The pieces between the stars of the wildcard patterns: wild[i]
 	// holds the pieces pieces[wild[i].pieces:][:wild[i].npieces()], each
@@ -47,25 +59,46 @@ type patternSet struct {
 
 // node is one node of the radix trie over the literal heads of the
 // patterns: the path from the root to a node spells the head of every
-// pattern stored in it. Children of a node are contiguous in nodes.
+// pattern stored in it. A file holds about as many nodes as rules: a node
+// is 16 bytes, and what few nodes hold beside a plain pattern is kept
+// aside (exacts, wildAt).
 type node struct {
 	// The edge into this node spells one octet, edges[i] for node i, then
-	// tail.
-	tail   span
-	child  int32 // index of the first child
-	index  int32 // for a node of many children, its child index in index; -1 otherwise
-	nedges uint8 // number of children
-
-	// The best plain-prefix pattern and the best exact ("$"-anchored,
-	// star-free) pattern whose literal is this node's path, -1 when none,
-	// and their ranks.
-	prefixID, exactID     int32
-	prefixRank, exactRank rank32
-
-	// wild[wildLo:wildHi] are the wildcard patterns whose literal head is
-	// this node's path, best rank first.
-	wildLo, wildHi int32
+	// the tail text[off : off+n&tailMask]. The high bits of n say whether
+	// the node is in exacts and in wildAt.
+	off, n uint32
+	// The children of node i are nodes[nodes[i].child : nodes[i+1].child]:
+	// breadth first, the children of one node follow those of the node
+	// before it.
+	child int32
+	// The best plain-prefix pattern whose literal is this node's path or
+	// a prefix of it; -1 when none. A walk down the trie needs only the
+	// last node it reaches.
+	prefix int32
 }
+
+const (
+	withExact = 1 << 31 // the node is in exacts
+	withWild  = 1 << 30 // the node is in wildAt
+	tailMask  = withWild - 1
+	// maxTail is the longest tail a node holds; a longer common prefix
+	// is split over a chain of nodes (only a pattern of over a GiB,
+	// which no parsed file holds, has one).
+	maxTail = tailMask
+	// wordPad is the padding after the edges.
+	wordPad = 7
+)
+
+func (nd *node) tail(text string) string { return text[nd.off : nd.off+nd.n&tailMask] }
+
+// exactAt is the best exact ("$"-anchored, star-free) pattern of a node.
+type exactAt struct {
+	node, id int32
+	rank     rank32
+}
+
+// wildAt is a node's wildcard patterns, wild[lo:hi], best rank first.
+type wildAt struct{ node, lo, hi int32 }
 
 // wildRule is a pattern with a '*' that is not trailing: head * piece1 * …
 // * pieceN, optionally anchored at the end. Its head is matched by the trie.
@@ -107,68 +140,131 @@ func (s *patternSet) lit(v uint32) string {
 }
 
 // entry is a compiled pattern placed in the text, as newPatternSet takes
-// it: its literal head is text[base : base+head]; the segments after it,
-// for the wild kind, are segs[segs : segs+nsegs()]; a match reports id.
-// A file holds as many as rules: it is kept small.
+// it: its literal is text[base : base+n], with a '*' at head unless head is
+// n; a match reports id. A file holds as many as rules: it is kept small
+// (16 bytes), and what the literal says of the pattern (its kind, its
+// pieces) is read from it again when the trie is built.
 type entry struct {
-	base, head uint32
-	id         int32
-	rank       rank32
-	segs       uint32
-	bits       uint32 // nsegs<<3 | anchored<<2 | kind
+	base, head, n uint32
+	bits          uint32 // id<<2 | dollar<<1 | allow: fewer than 1<<30 ids
 }
 
-func (e *entry) nsegs() uint32  { return e.bits >> 3 }
-func (e *entry) anchored() bool { return e.bits&4 != 0 }
-func (e *entry) patKind() kind  { return kind(e.bits & 3) }
+const (
+	entryAllow  = 1
+	entryDollar = 2 // the pattern ends with '$': it counts in the rank, and anchors
+)
 
-// newEntry places p, whose canon starts at base in the text and whose
-// segments start at segs in the set's list of them. A pattern has fewer
-// than 1<<29 segments: the text, of uint32 offsets, is shorter than 4 GiB.
-func newEntry(p *pattern, base uint32, id int32, segs uint32) entry {
-	e := entry{base: base, head: uint32(p.head), id: id, rank: p.rank, segs: segs,
-		bits: uint32(len(p.segs))<<3 | uint32(p.kind)}
-	if p.anchored {
-		e.bits |= 4
+// newEntry places p, whose canon starts at base in the text, for id.
+func newEntry(p *pattern, base uint32, id int32, allow bool) entry {
+	e := entry{base: base, head: uint32(p.head), n: uint32(p.lit), bits: uint32(id) << 2}
+	if allow {
+		e.bits |= entryAllow
+	}
+	if p.dollar {
+		e.bits |= entryDollar
 	}
 	return e
+}
+
+func (e *entry) id() int32 { return int32(e.bits >> 2) }
+
+// rank is the pattern's rank: the octets of its literal and its '$'.
+func (e *entry) rank() rank32 {
+	return rankOf(int(e.n)+int(e.bits&entryDollar>>1), e.bits&entryAllow != 0)
+}
+
+// lit returns the entry's literal.
+func (e *entry) lit(text string) string { return text[e.base : e.base+e.n] }
+
+// kind returns the kind of the pattern of literal lit, as newPattern
+// finds it, and whether a wildcard pattern is anchored.
+func (e *entry) kind(lit string) (k kind, anchored bool) {
+	dollar := e.bits&entryDollar != 0
+	switch {
+	case int(e.head) == len(lit) && dollar:
+		return exact, false
+	case int(e.head) == len(lit) || strings.Trim(lit[e.head:], "*") == "":
+		return prefix, false // trailing stars absorb the rest of the path
+	}
+	return wild, dollar && !strings.HasSuffix(lit, "*")
 }
 
 // job is a node of a radix trie to fill in: the sorted strings [lo, hi) of
 // the build all start with its string, of length depth.
 type job struct{ lo, hi, depth uint32 }
 
-// newPatternSet compiles the entries, whose spans, and segs, refer to
-// text; the set keeps the text, and segs as its pieces. It sorts entries.
-// With dropEqual, of equal wildcard patterns only the best is kept: the
-// others are never reported.
-// Every array the set keeps is allocated at its final size.
-func newPatternSet(entries []entry, segs []span, text string, dropEqual bool) patternSet {
-	s := patternSet{text: text, direct: directBudget}
+// newPatternSet compiles the entries, whose spans refer to text, of at
+// most nsegs pieces in all; the set keeps the text. It sorts entries.
+// rank(id) is the rank of the plain-prefix entry of id. With dropEqual, of
+// equal wildcard patterns only the best is kept: the others are never
+// reported. Every array the set keeps is allocated at its final size.
+func newPatternSet(entries []entry, nsegs int, text string, dropEqual bool, rank func(string, int32) rank32) patternSet {
+	s := patternSet{text: text, direct: directBudget, rank: rank}
 	head := func(e *entry) string { return text[e.base : e.base+e.head] }
 	slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(head(&a), head(&b)) })
 	nodes := radixNodes(len(entries), func(i int) string { return head(&entries[i]) })
-	nwild := 0
+	// Count what the nodes hold beside a plain pattern: entries of one
+	// head are adjacent.
+	nwild, wildNodes, exactNodes := 0, 0, 0
+	lastWild, lastExact := -1, -1
 	for i := range entries {
-		if entries[i].patKind() == wild {
+		switch k, _ := entries[i].kind(entries[i].lit(text)); k {
+		case wild:
 			nwild++
+			if lastWild < 0 || head(&entries[lastWild]) != head(&entries[i]) {
+				wildNodes++
+			}
+			lastWild = i
+		case exact:
+			if lastExact < 0 || head(&entries[lastExact]) != head(&entries[i]) {
+				exactNodes++
+			}
+			lastExact = i
 		}
 	}
 	s.wild = make([]wildRule, 0, nwild)
-	s.nodes = make([]node, 1, nodes)
-	s.edges = make([]uint8, 1, nodes)
+	segs := make([]span, 0, nsegs) // the pieces of the wildcard patterns, as they are placed
+	s.wildAt = make([]wildAt, 0, wildNodes)
+	s.exacts = make([]exactAt, 0, exactNodes)
+	s.nodes = make([]node, 1, nodes+1) // and the sentinel
+	s.edges = make([]uint8, 1, nodes+wordPad)
 	// Breadth first, so that the children of a node are appended together.
 	// Until it is filled in, a node holds its job (see setJob): the trie
 	// needs no queue beside it.
-	s.nodes[0] = newNode(span{})
-	s.nodes[0].setJob(job{0, uint32(len(entries)), 0})
-	many := 0 // nodes of more than fanout children
+	s.nodes[0].setJob(job{0, uint32(len(entries)), 0}, 0)
 	for q := 0; q < len(s.nodes); q++ {
-		j := s.nodes[q].takeJob()
+		j, tailLen := s.nodes[q].takeJob()
+		off := uint32(0)
+		if q > 0 {
+			off = entries[j.lo].base + j.depth - tailLen
+		}
 		lo := j.lo
+		pfx, pfxRank := int32(-1), uint64(0)
+		ex := exactAt{node: int32(q), id: -1}
 		wildLo := len(s.wild)
 		for ; lo < j.hi && entries[lo].head == j.depth; lo++ {
-			s.place(int32(q), &entries[lo], segs)
+			e := &entries[lo]
+			lit := e.lit(text)
+			k, anchored := e.kind(lit)
+			switch rk, id := e.rank(), e.id(); k {
+			case prefix:
+				if r := full(rk, id); r > pfxRank {
+					pfx, pfxRank = id, r
+				}
+			case exact:
+				if ex.id < 0 || full(rk, id) > full(ex.rank, ex.id) {
+					ex.id, ex.rank = id, rk
+				}
+			case wild:
+				var w wildRule
+				w, segs = s.wildRule(segs, e, lit, anchored)
+				s.wild = append(s.wild, w)
+			}
+		}
+		flags := uint32(0)
+		if ex.id >= 0 {
+			s.exacts = append(s.exacts, ex)
+			flags |= withExact
 		}
 		if len(s.wild) > wildLo {
 			// Best rank first.
@@ -185,7 +281,8 @@ func newPatternSet(entries []entry, segs []span, text string, dropEqual bool) pa
 				}
 				s.wild = s.wild[:wildLo+kept]
 			}
-			s.nodes[q].wildLo, s.nodes[q].wildHi = int32(wildLo), int32(len(s.wild))
+			s.wildAt = append(s.wildAt, wildAt{int32(q), int32(wildLo), int32(len(s.wild))})
+			flags |= withWild
 		}
 		first := len(s.nodes)
 		for i := lo; i < j.hi; {
@@ -197,32 +294,33 @@ func newPatternSet(entries []entry, segs []span, text string, dropEqual bool) pa
 			}
 			// The entries are sorted, so the common prefix of the first
 			// and the last of a run is common to all of it.
-			l := j.depth + 1 + uint32(commonPrefix(a[j.depth+1:], head(&entries[k-1])[j.depth+1:]))
-			child := newNode(span{entries[i].base + j.depth + 1, l - j.depth - 1})
-			child.setJob(job{i, k, l})
+			n := min(uint32(commonPrefix(a[j.depth+1:], head(&entries[k-1])[j.depth+1:])), maxTail)
+			var child node
+			child.setJob(job{i, k, j.depth + 1 + n}, n)
 			s.nodes = append(s.nodes, child)
 			s.edges = append(s.edges, b)
 			i = k
 		}
-		nd := &s.nodes[q]
-		nd.child, nd.nedges = int32(first), uint8(len(s.nodes)-first)
-		if nd.nedges > fanout {
-			many++
+		s.nodes[q] = node{off: off, n: tailLen | flags, child: int32(first), prefix: pfx}
+	}
+	s.nodes = append(s.nodes, node{child: int32(len(s.nodes)), prefix: -1})
+	s.edges = append(s.edges, make([]uint8, wordPad)...)
+	// A node's prefix pattern is the best of its own and its parent's:
+	// parents come first.
+	for q := range s.nodes[:len(s.nodes)-1] {
+		p := s.nodes[q].prefix
+		if p < 0 {
+			continue
+		}
+		pr := full(s.rank(text, p), p)
+		for c := s.nodes[q].child; c < s.nodes[q+1].child; c++ {
+			if own := s.nodes[c].prefix; own < 0 || pr > full(s.rank(text, own), own) {
+				s.nodes[c].prefix = p
+			}
 		}
 	}
 	if len(s.wild) < cap(s.wild) {
 		s.wild = slices.Clone(s.wild) // equal patterns were dropped: no slack
-	}
-	s.index = make([][128]uint8, 0, many)
-	for q := range s.nodes {
-		if nd := &s.nodes[q]; nd.nedges > fanout {
-			var ix [128]uint8
-			for c, b := range s.edges[nd.child : nd.child+int32(nd.nedges)] {
-				ix[b&0x7f] = uint8(c + 1)
-			}
-			nd.index = int32(len(s.index))
-			s.index = append(s.index, ix)
-		}
 	}
 	// The trie of the literals needs a queue: its nodes have no room.
 	order, lits := s.sortLiterals(segs)
@@ -245,8 +343,10 @@ func keepReported[T any](s *patternSet, list []T) []T {
 		}
 	}
 	for i := range s.nodes {
-		mark(s.nodes[i].prefixID)
-		mark(s.nodes[i].exactID)
+		mark(s.nodes[i].prefix)
+	}
+	for i := range s.exacts {
+		mark(s.exacts[i].id)
 	}
 	for i := range s.wild {
 		mark(s.wild[i].id())
@@ -273,8 +373,10 @@ func keepReported[T any](s *patternSet, list []T) []T {
 		}
 	}
 	for i := range s.nodes {
-		nd := &s.nodes[i]
-		nd.prefixID, nd.exactID = renumber(nd.prefixID), renumber(nd.exactID)
+		s.nodes[i].prefix = renumber(s.nodes[i].prefix)
+	}
+	for i := range s.exacts {
+		s.exacts[i].id = renumber(s.exacts[i].id)
 	}
 	for i := range s.wild {
 		w := &s.wild[i]
@@ -298,31 +400,26 @@ func (s *patternSet) samePattern(segs []span, a, b *wildRule) bool {
 	return true
 }
 
-// place stores entry e in node n.
-func (s *patternSet) place(n int32, e *entry, segs []span) {
-	nd := &s.nodes[n]
-	switch e.patKind() {
-	case prefix:
-		if nd.prefixID < 0 || full(e.rank, e.id) > full(nd.prefixRank, nd.prefixID) {
-			nd.prefixID, nd.prefixRank = e.id, e.rank
+// wildRule returns the wildcard rule of entry e of literal lit, and
+// appends its pieces, the runs between its stars, to segs.
+func (s *patternSet) wildRule(segs []span, e *entry, lit string, anchored bool) (wildRule, []span) {
+	w := wildRule{rank: full(e.rank(), e.id()), head: e.head, pieces: uint32(len(segs))}
+	minLen := uint64(e.head)
+	for pos := int(e.head) + 1; pos < len(lit); {
+		piece, _, _ := strings.Cut(lit[pos:], "*")
+		if piece != "" {
+			segs = append(segs, span{e.base + uint32(pos), uint32(len(piece))})
+			minLen += uint64(len(piece))
+			w.needs.add(piece)
 		}
-	case exact:
-		if nd.exactID < 0 || full(e.rank, e.id) > full(nd.exactRank, nd.exactID) {
-			nd.exactID, nd.exactRank = e.id, e.rank
-		}
-	case wild:
-		w := wildRule{rank: full(e.rank, e.id), head: e.head, pieces: e.segs, npiece: e.nsegs()}
-		if e.anchored() {
-			w.npiece |= anchoredBit
-		}
-		minLen := uint64(e.head)
-		for _, sp := range segs[e.segs : e.segs+e.nsegs()] {
-			minLen += uint64(sp.n)
-			w.needs.add(sp.in(s.text))
-		}
-		w.minLen = uint32(min(minLen, 1<<32-1))
-		s.wild = append(s.wild, w)
+		pos += len(piece) + 1
 	}
+	w.npiece = uint32(len(segs)) - w.pieces
+	if anchored {
+		w.npiece |= anchoredBit
+	}
+	w.minLen = uint32(min(minLen, 1<<32-1))
+	return w, segs
 }
 
 // radixNodes returns the number of nodes, the root included, of the radix
@@ -435,7 +532,8 @@ func (s *patternSet) size() int64 {
 	n := int64(len(s.text))
 	n += int64(cap(s.nodes)) * int64(unsafe.Sizeof(node{}))
 	n += int64(cap(s.edges))
-	n += int64(cap(s.index)) * int64(unsafe.Sizeof([128]uint8{}))
+	n += int64(cap(s.exacts)) * int64(unsafe.Sizeof(exactAt{}))
+	n += int64(cap(s.wildAt)) * int64(unsafe.Sizeof(wildAt{}))
 	n += int64(cap(s.wild)) * int64(unsafe.Sizeof(wildRule{}))
 	n += int64(cap(s.pieces)) * int64(unsafe.Sizeof(uint32(0)))
 	n += int64(cap(s.litNodes)) * int64(unsafe.Sizeof(litNode{}))
@@ -446,50 +544,67 @@ func (s *patternSet) size() int64 {
 // best returns the id of the best pattern matching the canonical path, or
 // -1 when none matches.
 func (s *patternSet) best(path string) int32 {
-	var top uint64 // rank of the best match so far; 0 is below every pattern
-	win := int32(-1)
 	// Nodes that carry wildcard patterns are visited after the walk, when
 	// the best plain match is known and prunes most of them.
-	var pending [16]int32
-	np := 0
+	var pending [16]int32 // in wildAt
+	np, from := 0, 0
+	var wtop uint64 // the best match of the wildcard patterns searched during the walk
+	wwin := int32(-1)
 	n, pos := int32(0), 0
 	for {
 		nd := &s.nodes[n]
-		if nd.prefixID >= 0 {
-			if r := full(nd.prefixRank, nd.prefixID); r > top {
-				top, win = r, nd.prefixID
-			}
-		}
-		if nd.wildLo < nd.wildHi {
+		if nd.n&withWild != 0 {
+			k := s.findWild(n, from)
+			from = k + 1
 			if np == len(pending) {
 				// A path this deep in wildcard patterns: search the
 				// oldest now.
-				top, win = s.wildcards(pending[:1], path, top, win)
+				top, win := s.top(nd.prefix, wtop, wwin)
+				wtop, wwin = s.wildcards(pending[:1], path, top, win)
 				copy(pending[:], pending[1:])
 				np--
 			}
-			pending[np] = n
+			pending[np] = int32(k)
 			np++
 		}
 		if pos == len(path) {
-			if nd.exactID >= 0 {
-				if r := full(nd.exactRank, nd.exactID); r > top {
-					top, win = r, nd.exactID
+			break
+		}
+		// The child whose edge starts with the next octet: a few edges
+		// are compared one by one (written out here, on the walk's
+		// path), more a word at a time.
+		b, c := path[pos], int32(-1)
+		lo, hi := nd.child, s.nodes[n+1].child
+		if hi-lo > 8 {
+			c = s.edgeWide(lo, hi, b)
+		} else {
+			for i, e := range s.edges[lo:hi] {
+				if e == b {
+					c = lo + int32(i)
+					break
 				}
 			}
+		}
+		if c < 0 {
 			break
 		}
-		i := s.edge(nd, path[pos])
-		if i < 0 {
+		tail := s.nodes[c].tail(s.text)
+		if len(path)-pos-1 < len(tail) || path[pos+1:pos+1+len(tail)] != tail {
 			break
 		}
-		n = nd.child + i
-		pos++
-		tail := s.nodes[n].tail.in(s.text)
-		if len(path)-pos < len(tail) || path[pos:pos+len(tail)] != tail {
-			break
+		n, pos = c, pos+1+len(tail)
+	}
+	nd := &s.nodes[n]
+	end := pos == len(path) && nd.n&withExact != 0
+	if np == 0 && wwin < 0 && !end {
+		return nd.prefix // the common case: no rank to compare
+	}
+	top, win := s.top(nd.prefix, wtop, wwin)
+	if end {
+		e := &s.exacts[s.findExact(n)]
+		if r := full(e.rank, e.id); r > top {
+			top, win = r, e.id
 		}
-		pos += len(tail)
 	}
 	if np > 0 {
 		_, win = s.wildcards(pending[:np], path, top, win)
@@ -497,20 +612,60 @@ func (s *patternSet) best(path string) int32 {
 	return win
 }
 
-// wildcards searches the wildcard patterns of the nodes that could beat the
-// match of rank top, and returns the new best. Patterns are tried best rank
-// first. The first are searched directly, a scan of the path per piece;
-// once that has scanned s.direct octets, the rest go through a path index,
-// which answers where a piece next occurs in constant time (see
-// pathindex.go).
-func (s *patternSet) wildcards(nodes []int32, path string, top uint64, win int32) (uint64, int32) {
+// top returns the better of plain-prefix pattern id (none when negative)
+// and the match win of rank wtop, with its rank.
+func (s *patternSet) top(id int32, wtop uint64, wwin int32) (uint64, int32) {
+	if id >= 0 {
+		if r := full(s.rank(s.text, id), id); r > wtop {
+			return r, id
+		}
+	}
+	return wtop, wwin
+}
+
+// findWild returns the index in wildAt of node n, which is in it at from or
+// after.
+func (s *patternSet) findWild(n int32, from int) int {
+	lo, hi := from, len(s.wildAt)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if s.wildAt[m].node < n {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// findExact returns the index in exacts of node n, which is in it.
+func (s *patternSet) findExact(n int32) int {
+	lo, hi := 0, len(s.exacts)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if s.exacts[m].node < n {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// wildcards searches the wildcard patterns of the nodes ats (indexes in
+// wildAt) that could beat the match of rank top, and returns the new best.
+// Patterns are tried best rank first. The first are searched directly, a
+// scan of the path per piece; once that has scanned s.direct octets, the
+// rest go through a path index, which answers where a piece next occurs in
+// constant time (see pathindex.go).
+func (s *patternSet) wildcards(ats []int32, path string, top uint64, win int32) (uint64, int32) {
 	// Summarize the path only when enough patterns wait to pay for it:
 	// summing costs about as much as one search of the path. A pattern
 	// that needs an octet, or a pair of adjacent octets, that the path
 	// lacks is skipped unsearched.
 	candidates := int32(0)
-	for _, n := range nodes {
-		candidates += s.nodes[n].wildHi - s.nodes[n].wildLo
+	for _, a := range ats {
+		candidates += s.wildAt[a].hi - s.wildAt[a].lo
 	}
 	var has *octets
 	var sum octets
@@ -519,9 +674,9 @@ func (s *patternSet) wildcards(nodes []int32, path string, top uint64, win int32
 		has = &sum
 	}
 	budget := s.direct // octets of path the direct search may still scan
-	for k, n := range nodes {
-		nd := &s.nodes[n]
-		wild := s.wild[nd.wildLo:nd.wildHi]
+	for k, a := range ats {
+		at := s.wildAt[a]
+		wild := s.wild[at.lo:at.hi]
 		for j := range wild {
 			w := &wild[j]
 			if w.rank <= top {
@@ -531,7 +686,7 @@ func (s *patternSet) wildcards(nodes []int32, path string, top uint64, win int32
 				continue
 			}
 			if budget <= 0 {
-				return s.indexed(nodes[k:], nd.wildLo+int32(j), path, has, top, win)
+				return s.indexed(ats[k:], at.lo+int32(j), path, has, top, win)
 			}
 			budget -= len(path) - int(w.head)
 			if s.matchDirect(path, w) {
@@ -544,13 +699,13 @@ func (s *patternSet) wildcards(nodes []int32, path string, top uint64, win int32
 }
 
 // indexed goes on with the search of wildcards through the path index,
-// from wild[from] in the first of nodes. The patterns go in batches,
-// searched side by side so that their look-ups overlap; the first of a
-// batch to match is the best of its node.
-func (s *patternSet) indexed(nodes []int32, from int32, path string, has *octets, top uint64, win int32) (uint64, int32) {
+// from wild[from] in the first of ats. The patterns go in batches, searched
+// side by side so that their look-ups overlap; the first of a batch to
+// match is the best of its node.
+func (s *patternSet) indexed(ats []int32, from int32, path string, has *octets, top uint64, win int32) (uint64, int32) {
 	ix := newPathIndex(s, path)
-	for k, n := range nodes {
-		i, hi := s.nodes[n].wildLo, s.nodes[n].wildHi
+	for k, a := range ats {
+		i, hi := s.wildAt[a].lo, s.wildAt[a].hi
 		if k == 0 {
 			i = from
 		}
@@ -578,19 +733,22 @@ func (s *patternSet) indexed(nodes []int32, from int32, path string, has *octets
 	return top, win
 }
 
-// edge returns the child of nd whose edge starts with c, as an offset from
-// nd.child, or -1.
-func (s *patternSet) edge(nd *node, c byte) int32 {
-	if nd.index >= 0 {
-		if c >= 0x80 {
-			return -1 // canonical paths are ASCII; so are edges
-		}
-		return int32(s.index[nd.index][c]) - 1
-	}
-	edges := s.edges[nd.child : nd.child+int32(nd.nedges)]
-	for i := 0; i < len(edges); i++ {
-		if edges[i] == c {
-			return int32(i)
+// edgeWide returns the node among nodes[lo:hi], the children of a node,
+// whose edge starts with c, or -1, comparing a word of eight edges at a
+// time.
+func (s *patternSet) edgeWide(lo, hi int32, c byte) int32 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	pat := uint64(c) * ones
+	for i := lo; i < hi; i += 8 {
+		// The edges are padded: the word is there even at the end.
+		x := binary.LittleEndian.Uint64(s.edges[i:]) ^ pat
+		// The lowest high bit of z marks the first octet equal to c
+		// (a borrow only reaches octets above an equal one).
+		if z := (x - ones) &^ x & highs; z != 0 {
+			if e := i + int32(bits.TrailingZeros64(z)>>3); e < hi {
+				return e
+			}
+			return -1
 		}
 	}
 	return -1
@@ -623,25 +781,16 @@ func (s *patternSet) matchDirect(path string, w *wildRule) bool {
 	return true
 }
 
-// fanout is the number of children above which a node gets an index
-// instead of a linear scan of its edges.
-const fanout = 6
-
-// setJob keeps j in the fields of a node that is not filled in yet: the
-// trie's build holds its queue in the trie.
-func (nd *node) setJob(j job) {
-	nd.wildLo, nd.wildHi, nd.prefixRank = int32(j.lo), int32(j.hi), rank32(j.depth)
+// setJob keeps j, and the length of the tail of the node's edge, in the
+// fields of a node that is not filled in yet: the trie's build holds its
+// queue in the trie.
+func (nd *node) setJob(j job, tail uint32) {
+	nd.off, nd.n, nd.child, nd.prefix = j.lo, j.hi, int32(j.depth), int32(tail)
 }
 
-// takeJob returns the job kept by setJob, and clears the fields it used.
-func (nd *node) takeJob() job {
-	j := job{uint32(nd.wildLo), uint32(nd.wildHi), uint32(nd.prefixRank)}
-	nd.wildLo, nd.wildHi, nd.prefixRank = 0, 0, 0
-	return j
-}
-
-func newNode(tail span) node {
-	return node{tail: tail, index: -1, prefixID: -1, exactID: -1}
+// takeJob returns what setJob kept.
+func (nd *node) takeJob() (job, uint32) {
+	return job{nd.off, nd.n, uint32(nd.child)}, uint32(nd.prefix)
 }
 
 func commonPrefix(a, b string) int {

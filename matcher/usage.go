@@ -53,8 +53,9 @@ type usagePat struct {
 	first  usageText   // the first of them
 	head   span        // the literal head, in the set's text
 	kind   kind
-	wild   int32 // for the wild kind, its index in set.wild
-	lo, hi int32 // its run of equal length in byLen
+	rank   rank32 // the rank of its pattern: its length
+	wild   int32  // for the wild kind, its index in set.wild
+	lo, hi int32  // its run of equal length in byLen
 }
 
 // usageText is a Content-Usage rule as written: spans of the set's text.
@@ -118,7 +119,7 @@ func compileUsage(groups []*parser.Group) *usageRules {
 	}
 	patOf := order // reused: the pattern of each rule that is the first of its path
 	entries := make([]entry, 0, sz.patterns)
-	segs := make([]span, 0, sz.segs)
+	var segs []span
 	var ps []pattern
 	i := int32(0) // the index of the next rule with a path
 	for _, g := range groups {
@@ -140,7 +141,6 @@ func compileUsage(groups []*parser.Group) *usageRules {
 			c, base, id := canon(i), paths[i].off, int32(len(u.pats))
 			patOf[i] = id
 			i++
-			n := len(entries)
 			ps, segs, entries = appendEntries(ps, segs, entries, c, base, id, false)
 			first := usageText{path: span{base, uint32(len(c))}, line: int32(min(cu.Line, 1<<31-1))}
 			if c != cu.Path {
@@ -148,7 +148,7 @@ func compileUsage(groups []*parser.Group) *usageRules {
 			}
 			first.prefs = add(cu.Preferences)
 			u.pats = append(u.pats, usagePat{prefs: prefs, first: first,
-				head: span{base, entries[n].head}, kind: entries[n].patKind(), wild: -1})
+				head: span{base, uint32(ps[0].head)}, kind: ps[0].kind, rank: ps[0].rank, wild: -1})
 		}
 	}
 	// Order the patterns by length before the set sorts the entries: a
@@ -157,7 +157,7 @@ func compileUsage(groups []*parser.Group) *usageRules {
 	for i := range u.byLen {
 		u.byLen[i] = int32(i)
 	}
-	length := func(i int32) rank32 { return entries[i].rank }
+	length := func(i int32) rank32 { return u.pats[i].rank }
 	slices.SortStableFunc(u.byLen, func(a, b int32) int { return cmp.Compare(length(a), length(b)) })
 	for lo := 0; lo < len(u.byLen); {
 		hi := lo + 1
@@ -169,12 +169,15 @@ func compileUsage(groups []*parser.Group) *usageRules {
 		}
 		lo = hi
 	}
-	u.set = newPatternSet(entries, segs, finish(text), false) // ties needs every pattern
+	u.set = newPatternSet(entries, sz.segs, finish(text), false, u.rank) // ties needs every pattern
 	for i := range u.set.wild {
 		u.pats[u.set.wild[i].id()].wild = int32(i)
 	}
 	return u
 }
+
+// rank is the rank of pattern id.
+func (u *usageRules) rank(_ string, id int32) rank32 { return u.pats[id].rank }
 
 // lookup returns the combined preferences for the canonical path and the
 // rule that states them; ok is false when none does.
