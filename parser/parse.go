@@ -709,7 +709,11 @@ func (b *builder) contentUsage(l *line) {
 	case v[0] == '*':
 		b.warn(l.num, InvalidValue, "content-usage path must start with \"/\", not \"*\"; the whole value was read as preferences")
 	}
-	if v != "" && b.keepWarning() {
+	// Problems are built only for a value that is not well formed, the one
+	// kind that gets a warning, and only while warnings are kept: a valid
+	// line costs nothing beyond what the Robots keeps of it, and counts no
+	// omitted warning past MaxWarnings.
+	if v != "" && !usage.WellFormed(cu.Preferences) && b.keepWarning() {
 		for _, p := range usage.Validate(cu.Preferences) {
 			if p.Kind == usage.Syntax || p.Kind == usage.Empty {
 				b.warn1(l.num, InvalidValue, "content-usage preferences do not parse ("+p.Message+"); every usage preference of the rule is unknown")

@@ -1,13 +1,18 @@
 package parser
 
 import (
+	"fmt"
+	"math"
 	"os"
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/crawlkit/robots/internal/sharedtest"
 )
 
 func rules(r *Robots) []Rule {
@@ -409,34 +414,123 @@ func TestContentUsageIsAGroupRule(t *testing.T) {
 // separates it from the preferences (aipref.md reading 5). The value ends at
 // a comment and surrounding white space is not part of it (reading 6).
 func TestContentUsageValue(t *testing.T) {
+	// The warnings quote the reason usage.Validate gives, word for word.
+	notDict := func(why string) string {
+		return "content-usage preferences do not parse (not an RFC 9651 dictionary (" + why +
+			"): every label is unknown); every usage preference of the rule is unknown"
+	}
 	tests := []struct {
 		line string
 		want ContentUsage
-		warn []WarningKind
+		warn []string // messages of InvalidValue warnings
 	}{
 		{"Content-Usage: train-ai=n", ContentUsage{Preferences: "train-ai=n"}, nil},
 		{"Content-Usage: /a/ train-ai=n", ContentUsage{Path: "/a/", Preferences: "train-ai=n"}, nil},
 		{"Content-Usage: /a/\t \ttrain-ai=n, search=y", ContentUsage{Path: "/a/", Preferences: "train-ai=n, search=y"}, nil},
 		{"content-usage :  /a/ train-ai=n   # comment", ContentUsage{Path: "/a/", Preferences: "train-ai=n"}, nil},
-		{"Content-Usage: /a/", ContentUsage{Path: "/a/"}, []WarningKind{InvalidValue}}, // no preferences: all unknown
-		{"Content-Usage: * train-ai=n", ContentUsage{Preferences: "* train-ai=n"}, []WarningKind{InvalidValue, InvalidValue}},
-		{"Content-Usage: a/ train-ai=n", ContentUsage{Preferences: "a/ train-ai=n"}, []WarningKind{InvalidValue}},
-		{"Content-Usage: train-ai=N", ContentUsage{Preferences: "train-ai=N"}, nil}, // a valid Dictionary; the value is unknown
-		{"Content-Usage: Train-AI=n", ContentUsage{Preferences: "Train-AI=n"}, []WarningKind{InvalidValue}},
-		{"Content-Usage: train-ai=n,", ContentUsage{Preferences: "train-ai=n,"}, []WarningKind{InvalidValue}},
+		{"Content-Usage: /a/", ContentUsage{Path: "/a/"}, []string{ // no preferences: all unknown
+			"content-usage preferences do not parse (states no preference); every usage preference of the rule is unknown"}},
+		{"Content-Usage: * train-ai=n", ContentUsage{Preferences: "* train-ai=n"}, []string{
+			`content-usage path must start with "/", not "*"; the whole value was read as preferences`,
+			notDict("expected ',' between members")}},
+		{"Content-Usage: a/ train-ai=n", ContentUsage{Preferences: "a/ train-ai=n"}, []string{notDict("expected ',' between members")}},
+		{"Content-Usage: train-ai=N", ContentUsage{Preferences: "train-ai=N"}, nil},             // a valid Dictionary; the value is unknown
+		{"Content-Usage: bots=n, train-ai", ContentUsage{Preferences: "bots=n, train-ai"}, nil}, // Validate's problems, but labels are read
+		{"Content-Usage: Train-AI=n", ContentUsage{Preferences: "Train-AI=n"}, []string{notDict("uppercase letter in a key")}},
+		{"Content-Usage: train-ai=n,", ContentUsage{Preferences: "train-ai=n,"}, []string{notDict("trailing comma")}},
+		{`Content-Usage: /a/ train-ai="n`, ContentUsage{Path: "/a/", Preferences: `train-ai="n`}, []string{notDict("string not closed")}},
+		{"Content-Usage:", ContentUsage{}, []string{"empty content-usage; every usage preference it states is unknown"}},
 	}
 	for _, tt := range tests {
 		r := Parse([]byte("User-agent: *\n" + tt.line + "\n"))
 		require.Len(t, r.Groups, 1, tt.line)
 		tt.want.Line = 2
 		assert.Equal(t, []ContentUsage{tt.want}, r.Groups[0].ContentUsage, tt.line)
-		var warn []WarningKind
+		var warn []string
 		for _, w := range r.Warnings {
 			assert.Equal(t, 2, w.Line)
-			warn = append(warn, w.Kind)
+			assert.Equal(t, InvalidValue, w.Kind)
+			warn = append(warn, w.Message)
 		}
 		assert.Equal(t, tt.warn, warn, tt.line)
 	}
+}
+
+// A valid Content-Usage or Content-Signal line costs what the Robots keeps
+// of it, as a Disallow line of the same length does: its value is checked
+// without building the problems usage.Validate or usage.ParseSignal would
+// list (Validate's cost 4 times the input of a file of Content-Usage lines).
+func TestValidRecordsAllocateWhatTheyKeep(t *testing.T) {
+	const n = 2000
+	// body returns n lines of line(i), in groups of 50, and as many
+	// Disallow lines of the same lengths.
+	body := func(line func(i int) string) (records, disallows []byte) {
+		var rb, db strings.Builder
+		for i := range n {
+			if i%50 == 0 {
+				rb.WriteString("User-agent: a\n")
+				db.WriteString("User-agent: a\n")
+			}
+			l := line(i)
+			d := fmt.Sprintf("Disallow: /p%d", i)
+			rb.WriteString(l + "\n")
+			db.WriteString(d + strings.Repeat("x", len(l)-len(d)) + "\n")
+		}
+		return []byte(rb.String()), []byte(db.String())
+	}
+	parse := func(body []byte) func() { return func() { Parse(body) } }
+	// The least of a few runs: what else runs meanwhile only adds.
+	allocated := func(body []byte) float64 {
+		least := int64(math.MaxInt64)
+		for range 3 {
+			a, _ := sharedtest.Memory(parse(body))
+			least = min(least, a)
+		}
+		return float64(least) / n
+	}
+	for _, tt := range []struct {
+		name string
+		line func(i int) string
+		size uintptr // of what the Robots keeps for a line, against a Rule
+		kept func(r *Robots) int
+	}{
+		{"Content-Usage", func(i int) string { return fmt.Sprintf("Content-Usage: /p%d train-ai=n, search=y", i) },
+			unsafe.Sizeof(ContentUsage{}), func(r *Robots) int {
+				k := 0
+				for _, g := range r.Groups {
+					k += len(g.ContentUsage)
+				}
+				return k
+			}},
+		{"Content-Signal", func(int) string { return "Content-Signal: search=yes, ai-train=no" },
+			unsafe.Sizeof(ContentSignal{}), func(r *Robots) int { return len(r.ContentSignals) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			records, disallows := body(tt.line)
+			require.Len(t, records, len(disallows))
+			r := Parse(records)
+			require.Equal(t, n, tt.kept(r))
+			require.Empty(t, r.Warnings)
+
+			assert.LessOrEqual(t, testing.AllocsPerRun(5, parse(records)), testing.AllocsPerRun(5, parse(disallows))+2,
+				"allocations for %d lines, against as many Disallow lines", n)
+			// The text and the slices are the same; the records' size may
+			// not be.
+			more := float64(tt.size) - float64(unsafe.Sizeof(Rule{}))
+			assert.LessOrEqual(t, allocated(records), allocated(disallows)+max(more, 0)+4,
+				"bytes allocated per line, against a Disallow line")
+		})
+	}
+}
+
+// A warning past MaxWarnings is counted in OmittedWarnings, but a valid
+// Content-Usage line has none to count.
+func TestContentUsageOmittedWarnings(t *testing.T) {
+	body := strings.Repeat("a\n", MaxWarnings) + "User-agent: *\n" +
+		"Content-Usage: train-ai=n\nContent-Usage: /a/ train-ai=n\nContent-Usage: train-ai=n,\nContent-Usage: /b/\n"
+	r := Parse([]byte(body))
+	require.Len(t, r.Warnings, MaxWarnings)
+	assert.Equal(t, 2, r.OmittedWarnings, "the trailing comma and the missing preferences")
 }
 
 func TestContentSignal(t *testing.T) {

@@ -8,7 +8,8 @@
 // No or Unknown) per label, read with Get. FromHeader reads all the
 // Content-Usage lines of a response. Combine merges statements from
 // several places, most restrictively per label. Validate lists what is
-// wrong with a value, for linters.
+// wrong with a value, for linters; WellFormed says cheaply whether the value
+// states anything at all.
 //
 // The labels are train-ai (AI Training), search (Search) and ai-use (AI
 // Use). Each stands alone: a label not stated is Unknown, whatever the

@@ -168,6 +168,10 @@ func FuzzParse(f *testing.F) {
 		if (len(ps) > 0 && ps[0].Kind == Syntax) == ok {
 			t.Fatalf("%q: Validate %v disagrees with the parser (ok=%v)", s, ps, ok)
 		}
+		spoiled := len(ps) > 0 && (ps[0].Kind == Syntax || ps[0].Kind == Empty)
+		if WellFormed(s) == spoiled {
+			t.Fatalf("%q: WellFormed is %v, but Validate says %v", s, !spoiled, ps)
+		}
 		for _, pr := range ps {
 			if pr.Offset < 0 || pr.Offset > len(s) || pr.Message == "" {
 				t.Fatalf("%q: bad problem %+v", s, pr)

@@ -92,6 +92,18 @@ var otherNames = map[string]string{
 	"inference":   "a label of an earlier draft of the vocabulary, no longer defined",
 }
 
+// WellFormed reports whether a Content-Usage value is an RFC 9651
+// Dictionary of at least one member: whether Validate reports neither a
+// Syntax nor an Empty problem for it. A value that is not well formed states
+// nothing, and Parse reads every label of it as Unknown (vocab-07 §6.5.1).
+// Unlike Validate, WellFormed allocates nothing, so that a parser can call
+// it on every value and Validate only on the few it reports.
+func WellFormed(value string) bool {
+	members := 0
+	_, ok := parseDictionary(value, func(sfMember) { members++ })
+	return ok && members > 0
+}
+
 // Validate returns the problems of one Content-Usage value, in the order
 // of the value; none when every member states y or n for a label of the
 // vocabulary exactly once. A value that is not a Dictionary gets one Syntax

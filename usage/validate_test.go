@@ -89,6 +89,40 @@ func TestValidateAgreesWithParse(t *testing.T) {
 	}
 }
 
+// WellFormed is false exactly when Validate's first problem makes every
+// label unknown (vocab-07 §6.5.1), and it costs nothing: the parser calls
+// it on every Content-Usage line.
+func TestWellFormed(t *testing.T) {
+	for _, tt := range []struct {
+		value string
+		want  bool
+	}{
+		{"train-ai=n", true},
+		{"train-ai=n, search=y, ai-use=n", true},
+		{" train-ai=n ", true},
+		{"train-ai=N", true},     // a Dictionary: the label is unknown, the others are read
+		{"bots=n, tdm", true},    // unknown labels, a bare key
+		{"train-ai=n;p=1", true}, // parameters are ignored
+		{"a=n, a=y", true},       // a duplicate
+		{"", false},              // Empty
+		{"   ", false},
+		{"Train-ai=n", false}, // Syntax
+		{"train-ai=n,", false},
+		{"* train-ai=n", false},
+		{"\ttrain-ai=n", false},
+		{`train-ai="n`, false},
+		{"a=(1 2", false},
+	} {
+		assert.Equal(t, tt.want, usage.WellFormed(tt.value), "%q", tt.value)
+		ps := usage.Validate(tt.value)
+		spoiled := len(ps) > 0 && (ps[0].Kind == usage.Syntax || ps[0].Kind == usage.Empty)
+		assert.Equal(t, !spoiled, usage.WellFormed(tt.value), "%q: Validate says %v", tt.value, ps)
+		if tt.want {
+			assert.Zero(t, testing.AllocsPerRun(10, func() { usage.WellFormed(tt.value) }), "%q", tt.value)
+		}
+	}
+}
+
 func TestProblemStrings(t *testing.T) {
 	assert.Equal(t, "byte 3: oops", usage.Problem{Offset: 3, Message: "oops"}.String())
 	names := map[usage.ProblemKind]string{
