@@ -104,7 +104,7 @@ type Options struct {
 	// below 500 KiB (RFC 9309 §2.5), including zero, means 500 KiB, and above
 	// 32 MiB (fetch.MaxMaxBytes) means 32 MiB. The ceiling bounds what one
 	// file costs: parsing and compiling it allocates up to 8 times its size
-	// for real files and 11.5 times for the densest synthetic ones, so about
+	// for real files and 11 times for the densest synthetic ones, so about
 	// 400 MB at most for a file at the ceiling, which is 64 times
 	// the RFC's minimum and far above any real robots.txt. The rest of a
 	// longer file is ignored, as past any cap. Raising MaxBytes raises the

@@ -39,7 +39,6 @@ const (
 // 5.6 times the input, beside the Robots' 2.2 times.
 var overBounds = map[string]struct{ allocated, retained float64 }{
 	"wildcard rules": {11.1, 8.0},
-	"content-usage":  {10.3, 6.5},
 }
 
 // measure returns what fn allocates and what it leaves on the heap, as
