@@ -35,8 +35,8 @@ type rule struct {
 
 const rewritten = 2
 
-// maxLine is the largest line number a compiled rule keeps; a larger one
-// (which no parsed file of under 1 GiB holds) is kept as it.
+// maxLine is the largest line number a compiled rule keeps; a larger one,
+// which no parsed file holds (MaxBytes is 32 MiB), is reported as maxLine.
 const maxLine = 1<<30 - 1
 
 func newRule(at uint32, line int, allow, isRewritten bool) rule {

@@ -33,9 +33,9 @@ type patternSet struct {
 	// padding, so that the edges of a node's children can be read a word
 	// at a time.
 	edges  []uint8
-	exacts []exactAt // the nodes that hold an exact pattern, in node order
-	wildAt []wildAt  // the nodes that hold wildcard patterns, in node order
-	wild   []wildRule
+	exacts []exactAt  // the nodes that hold an exact pattern, in node order
+	wildAt []wildAt   // the nodes that hold wildcard patterns, in node order
+	wild   []wildRule // wildcard patterns, grouped by node, best first
 	// rank returns the rank of plain-prefix pattern id, whose pattern
 	// is in text: a node keeps only the id, and the list the ids index
 	// (the Matcher's rules) knows it.
@@ -146,7 +146,10 @@ func (s *patternSet) lit(v uint32) string {
 // pieces) is read from it again when the trie is built.
 type entry struct {
 	base, head, n uint32
-	bits          uint32 // id<<2 | dollar<<1 | allow: fewer than 1<<30 ids
+	// id<<2 | dollar<<1 | allow. An id is a rule's index: a Robots of
+	// 1<<30 rules would hold 32 GiB of them, and no parsed file (of at
+	// most 32 MiB) comes near.
+	bits uint32
 }
 
 const (
