@@ -14,6 +14,8 @@ import (
 	"github.com/crawlkit/robots/cache"
 	"github.com/crawlkit/robots/fetch"
 	"github.com/crawlkit/robots/internal/sharedtest"
+	"github.com/crawlkit/robots/matcher"
+	"github.com/crawlkit/robots/parser"
 	"github.com/crawlkit/robots/status"
 )
 
@@ -48,13 +50,17 @@ func corpusFiles(t testing.TB) [][]byte {
 }
 
 // hostileFile is a 500 KiB robots.txt of the shape that compiles largest:
-// short, distinct wildcard rules (5.8 times its size, compiled: each keeps
-// its pieces, a summary of their octets and a node of the trie of them).
+// wildcard rules of a thousand distinct short pieces ("/*0*1*2…*3e7"), each
+// a node of the trie of the literals (4.9 times its size, compiled).
 func hostileFile(seed int) []byte {
 	var b strings.Builder
 	b.WriteString("User-agent: *\n")
 	for i := 0; b.Len() < fetch.DefaultMaxBytes; i++ {
-		fmt.Fprintf(&b, "disallow:/*%x-%x*a\n", seed, i)
+		b.WriteString("disallow:/")
+		for k := range 1000 {
+			fmt.Fprintf(&b, "*%x", (i*1000+k)^seed)
+		}
+		b.WriteString("\n")
 	}
 	return []byte(b.String()[:fetch.DefaultMaxBytes])
 }
@@ -102,9 +108,11 @@ func TestMemoryPerAuthority(t *testing.T) {
 // No file, however hostile, takes the heap past the budget: 64 MiB filled
 // with the files that compile largest, twice over.
 func TestMemoryWithinBudget(t *testing.T) {
-	heap, st := fillWithHostileFiles(t, DefaultCacheBytes, 30)
-	t.Logf("64 MiB budget, 30 hostile 500 KiB files: %d held, %.1f MiB counted, heap grew %.1f MiB",
-		st.Entries, float64(st.Bytes)/(1<<20), float64(heap)/(1<<20))
+	one := int64(fetch.DefaultMaxBytes) + matcher.Compile(parser.Parse(hostileFile(0)), "ExampleBot").Size()
+	n := int(2*DefaultCacheBytes/one) + 1
+	heap, st := fillWithHostileFiles(t, DefaultCacheBytes, n)
+	t.Logf("64 MiB budget, %d hostile 500 KiB files of %.1f MiB each: %d held, %.1f MiB counted, heap grew %.1f MiB",
+		n, float64(one)/(1<<20), st.Entries, float64(st.Bytes)/(1<<20), float64(heap)/(1<<20))
 	assert.LessOrEqual(t, st.Bytes, int64(DefaultCacheBytes))
 	assert.Positive(t, st.Evictions)
 	assert.Less(t, heap, int64(DefaultCacheBytes+4<<20), "the heap stays within the budget and a small constant")
