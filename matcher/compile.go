@@ -24,34 +24,41 @@ type span struct{ off, n uint32 }
 func (s span) in(text string) string { return text[s.off : s.off+s.n] }
 
 // rule is a rule of the crawler's groups, for reporting, in 8 bytes: at
-// text[at] its canonical pattern starts, after its length as a uvarint;
-// the pattern as written is the same, or, when it differs (bits&rewritten),
+// text[at] its canonical pattern starts, after its length as a uvarint,
+// followed by a '*' when it holds one (bits&starred; see pieceAt); the
+// pattern as written is the same, or, when it differs (bits&rewritten),
 // follows in the same way. The rank of its plain-prefix pattern follows
 // from the canonical one.
 type rule struct {
 	at   uint32
-	bits uint32 // its line<<2, | rewritten, | 1 for an Allow
+	bits uint32 // its line<<3, | starred, | rewritten, | 1 for an Allow
 }
 
-const rewritten = 2
+const (
+	rewritten = 2
+	starred   = 4
+)
 
 // maxLine is the largest line number a compiled rule keeps; a larger one,
 // which no parsed file holds (MaxBytes is 32 MiB), is reported as maxLine.
-const maxLine = 1<<30 - 1
+const maxLine = 1<<29 - 1
 
-func newRule(at uint32, line int, allow, isRewritten bool) rule {
-	r := rule{at: at, bits: uint32(min(max(line, 0), maxLine)) << 2}
+func newRule(at uint32, line int, allow, isRewritten, isStarred bool) rule {
+	r := rule{at: at, bits: uint32(min(max(line, 0), maxLine)) << 3}
 	if allow {
 		r.bits |= 1
 	}
 	if isRewritten {
 		r.bits |= rewritten
 	}
+	if isStarred {
+		r.bits |= starred
+	}
 	return r
 }
 
 func (r rule) allow() bool { return r.bits&1 != 0 }
-func (r rule) line() int   { return int(r.bits >> 2) }
+func (r rule) line() int   { return int(r.bits >> 3) }
 
 // rank is the rank of the rule's plain-prefix pattern, its canonical one.
 func (r rule) rank(text string) rank32 {
@@ -63,7 +70,11 @@ func (r rule) rank(text string) rank32 {
 func (r rule) written(text string) string {
 	n, at := lengthAt(text, r.at)
 	if r.bits&rewritten != 0 {
-		n, at = lengthAt(text, at+n)
+		at += n
+		if r.bits&starred != 0 {
+			at++ // the '*' after the canonical pattern
+		}
+		n, at = lengthAt(text, at)
 	}
 	return text[at : at+n]
 }
@@ -175,8 +186,6 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 	m.rules = make([]rule, 0, sz.rules)
 	text := make([]byte, 0, sz.text)
 	entries := make([]entry, 0, sz.patterns)
-	var ps []pattern
-	var segs []span
 	var scratch []byte // the canonical form of a pattern that is not canonical
 	for _, g := range groups {
 		for _, rl := range g.Rules {
@@ -184,7 +193,7 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 			if rl.Pattern == "" {
 				// It matches nothing (RFC 9309 §2.2.2): it is never
 				// reported, and keeps no text.
-				m.rules = append(m.rules, newRule(0, rl.Line, rl.Allow, false))
+				m.rules = append(m.rules, newRule(0, rl.Line, rl.Allow, false, false))
 				continue
 			}
 			canonical := urlpath.IsCanonicalPattern(rl.Pattern)
@@ -193,20 +202,24 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 				scratch = urlpath.AppendPattern(scratch[:0], rl.Pattern)
 				canon = unsafe.String(unsafe.SliceData(scratch), len(scratch))
 			}
-			m.rules = append(m.rules, newRule(uint32(len(text)), rl.Line, rl.Allow, !canonical))
+			star := strings.IndexByte(canon, '*') >= 0
+			m.rules = append(m.rules, newRule(uint32(len(text)), rl.Line, rl.Allow, !canonical, star))
 			text = appendLength(text, len(canon))
 			base := uint32(len(text))
 			text = append(text, canon...)
+			if star {
+				text = append(text, '*') // see pieceAt
+			}
 			if !canonical {
 				text = appendLength(text, len(rl.Pattern))
 				text = append(text, rl.Pattern...)
 			}
 			// Appending to text later does not change these octets.
 			canon = unsafe.String(unsafe.SliceData(text[base:]), len(canon))
-			ps, segs, entries = appendEntries(ps, segs, entries, canon, base, idx, rl.Allow)
+			entries = appendEntries(entries, canon, base, idx, rl.Allow)
 		}
 	}
-	m.set = newPatternSet(entries, sz.segs, finish(text), true, m.prefixRank)
+	m.set = newPatternSet(entries, sz.pieces, finish(text), true, m.prefixRank)
 	m.rules = keepReported(&m.set, m.rules)
 	m.usage = compileUsage(groups)
 	m.signal, m.signalRecord = compileSignal(r, groups)
@@ -217,9 +230,9 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 // arrays exactly.
 type textSize struct {
 	rules, patterns int
-	text            int    // octets of the canonical patterns, and of the patterns as written that differ
+	text            int    // octets of the canonical patterns and the '*' after those that hold one, and of the patterns as written that differ
 	lengths         bool   // each is stored after its length (Compile's rules)
-	segs            int    // an upper bound on the segments: the stars of the patterns
+	pieces          int    // the pieces of the wildcard patterns (see wildRule)
 	scratch         []byte // the canonical form of the last pattern that is not canonical
 }
 
@@ -238,20 +251,42 @@ func (z *textSize) add(p string, allow bool) {
 			z.text += lengthSize(len(p))
 		}
 	}
-	z.text += len(canon)
-	if z.lengths {
-		z.text += lengthSize(len(canon))
-	}
 	if canon == "" {
 		return
 	}
-	stars := strings.Count(canon, "*")
-	z.patterns++
-	z.segs += stars
-	if allow && indexRule(canon) >= 0 {
-		z.patterns++
-		z.segs += stars
+	z.text += len(canon)
+	if strings.IndexByte(canon, '*') >= 0 {
+		z.text++ // see pieceAt
 	}
+	if z.lengths {
+		z.text += lengthSize(len(canon))
+	}
+	z.patterns++
+	z.pieces += countPieces(strings.TrimSuffix(canon, "$"))
+	if i := indexRule(canon); allow && i >= 0 {
+		z.patterns++
+		z.pieces += countPieces(canon[:i+1])
+	}
+}
+
+// countPieces returns the number of pieces of a pattern of literal lit: the
+// runs of octets between its stars after the first, none when they are all
+// empty (the pattern is then a prefix: trailing stars absorb the rest of a
+// path).
+func countPieces(lit string) int {
+	_, rest, ok := strings.Cut(lit, "*")
+	if !ok {
+		return 0
+	}
+	n := 0
+	for rest != "" {
+		var piece string
+		piece, rest, _ = strings.Cut(rest, "*")
+		if piece != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // finish returns the text as a string without a copy: it is never written
@@ -265,14 +300,20 @@ func finish(text []byte) string {
 }
 
 // appendEntries appends to entries the compiled patterns of a rule whose
-// canonical pattern canon starts at base in the text. ps and segs are
-// scratch space; it returns all three.
-func appendEntries(ps []pattern, segs []span, entries []entry, canon string, base uint32, id int32, allow bool) ([]pattern, []span, []entry) {
-	ps, segs = appendPatterns(ps[:0], segs[:0], canon, allow)
-	for i := range ps {
-		entries = append(entries, newEntry(&ps[i], base, id, allow))
+// canonical pattern canon starts at base in the text, as appendPatterns
+// compiles them: none for an empty pattern, one, or two for an Allow under
+// Google's index.html rule.
+func appendEntries(entries []entry, canon string, base uint32, id int32, allow bool) []entry {
+	if canon == "" {
+		return entries
 	}
-	return ps, segs, entries
+	lit, dollar := strings.CutSuffix(canon, "$")
+	entries = append(entries, newEntry(base, lit, dollar, id, allow))
+	if i := indexRule(canon); allow && i >= 0 {
+		// As though "$" followed canon[:i+1] (see appendPatterns).
+		entries = append(entries, newEntry(base, canon[:i+1], true, id, allow))
+	}
+	return entries
 }
 
 // agentLine is a user-agent line of the selected groups: its value is a

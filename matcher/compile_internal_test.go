@@ -64,6 +64,8 @@ func TestArraysSizedExactly(t *testing.T) {
 		assert.Equal(t, len(s.pieces), cap(s.pieces), "pieces")
 		assert.Equal(t, len(s.litNodes), cap(s.litNodes), "litNodes")
 		assert.Equal(t, len(s.edge0), cap(s.edge0), "edge0")
+		assert.Equal(t, len(s.fan.children), cap(s.fan.children), "the children of the literal nodes that branch")
+		assert.Equal(t, (len(s.litNodes)+63)/64, len(s.fan.branching), "a bit per literal node")
 	}
 	for range 300 {
 		var b strings.Builder

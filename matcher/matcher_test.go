@@ -296,6 +296,51 @@ func TestAgainstReference(t *testing.T) {
 	}
 }
 
+// Google's index.html rule on wildcard patterns: "Allow: /*a*/index.html"
+// also allows what "/*a*/$" matches. Its pattern ends inside a piece of the
+// rule's, which the compiled set keeps apart while it is built; the
+// matcher agrees with the reference, directly and through the path index,
+// with rules repeated, nested and anchored.
+func TestIndexRuleWildcardsAgainstReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	piece := func() string {
+		const alpha = "ab/*"
+		var b strings.Builder
+		for range rng.IntN(5) {
+			b.WriteByte(alpha[rng.IntN(len(alpha))])
+		}
+		return b.String()
+	}
+	for range 1000 {
+		var b strings.Builder
+		b.WriteString("User-agent: *\nDisallow: /\n")
+		var rules []string
+		for range 1 + rng.IntN(8) {
+			r := "/" + piece() + "*" + piece() + "/index.htm" + []string{"", "l", "l$", "*", "l*x"}[rng.IntN(5)]
+			if rng.IntN(4) == 0 && len(rules) > 0 {
+				r = rules[rng.IntN(len(rules))] // the same rule again
+			}
+			rules = append(rules, r)
+			key := "Allow"
+			if rng.IntN(4) == 0 {
+				key = "Disallow"
+			}
+			fmt.Fprintf(&b, "%s: %s\n", key, r)
+		}
+		body := b.String()
+		r := parser.Parse([]byte(body))
+		m := matcher.Compile(r, "bot")
+		for range 30 {
+			path := "/" + strings.ReplaceAll(piece()+piece(), "*", "") + []string{"/", "/index.html", "a/", "/x"}[rng.IntN(4)]
+			want, line := refVerdict(r, []string{"bot"}, path)
+			got := m.Match(path)
+			require.Equal(t, want, got.Allowed, "%q on\n%s", path, body)
+			require.Equal(t, line, got.Rule.Line, "deciding line for %q on\n%s", path, body)
+			require.Equal(t, got, m.MatchIndexed(path), "the path index agrees with the direct search")
+		}
+	}
+}
+
 // Property: the order of the rules never changes a verdict.
 func TestRuleOrderDoesNotMatter(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))

@@ -50,6 +50,7 @@ type patternSet struct {
 	pieces   []uint32
 	litNodes []litNode
 	edge0    []uint8 // the first octet of each literal node's edge
+	fan      fanout  // where the children of the nodes that branch are
 
 	// direct is how many octets of path the direct search may scan in one
 	// check: directBudget, or 0 to send every wildcard pattern through the
@@ -97,18 +98,26 @@ type exactAt struct {
 	rank     rank32
 }
 
-// wildAt is a node's wildcard patterns, wild[lo:hi], best rank first.
-type wildAt struct{ node, lo, hi int32 }
+// wildAt is a node's wildcard patterns, wild[lo:hi], best rank first, and
+// the length of their head, the node's string.
+type wildAt struct {
+	node, lo, hi int32
+	head         uint32
+}
 
 // wildRule is a pattern with a '*' that is not trailing: head * piece1 * …
-// * pieceN, optionally anchored at the end. Its head is matched by the trie.
+// * pieceN, optionally anchored at the end. Its head, the string of the
+// trie node that holds it, is matched by the trie and kept by the node
+// (wildAt). A file holds one for every 17 octets of it ("disallow:/*1a2b*a"),
+// so it is kept to 16 bytes: its pieces end where those of the next one
+// begin, and what it needs of a path is summed up in four features.
 type wildRule struct {
-	rank   uint64 // full(pattern rank, id)
-	needs  octets // what any path it matches must hold
-	pieces uint32 // its pieces: patternSet.pieces[pieces : pieces+npieces()]
-	npiece uint32 // the number of pieces, and anchoredBit when the last one must end the path
-	head   uint32 // length of the literal head
-	minLen uint32 // the shortest path that can match
+	rank uint64 // full(pattern rank, id)
+	// Its first piece in patternSet.pieces, and anchoredBit when the last
+	// one must end the path. While the set is built, the index of its
+	// entry instead.
+	pieces uint32
+	needs  features // what a path it matches holds
 }
 
 const anchoredBit = 1 << 31
@@ -116,21 +125,90 @@ const anchoredBit = 1 << 31
 // id is the id of the pattern, kept in the low bits of its rank.
 func (w *wildRule) id() int32 { return int32(^uint32(w.rank)) }
 
-func (w *wildRule) npieces() uint32 { return w.npiece &^ anchoredBit }
-
 // anchored reports whether the last piece must end the path.
-func (w *wildRule) anchored() bool { return w.npiece&anchoredBit != 0 }
+func (w *wildRule) anchored() bool { return w.pieces&anchoredBit != 0 }
 
-// litNode is a node of the radix trie over the distinct literals. Its
-// string is text[off : off+depth], a literal or a prefix that literals
-// share; the edge from its parent is the part beyond the parent's depth.
-// Its children are litNodes[child:next], where next is the child of the
-// node after it.
+// piecesOf returns the pieces of wild[i], as nodes of the trie of the
+// literals.
+func (s *patternSet) piecesOf(i int32) []uint32 {
+	end := uint32(len(s.pieces))
+	if int(i)+1 < len(s.wild) {
+		end = s.wild[i+1].pieces &^ anchoredBit
+	}
+	return s.pieces[s.wild[i].pieces&^anchoredBit : end]
+}
+
+// litNode is a node of the radix trie over the distinct literals, in
+// breadth-first order: the children of a node follow those of the node
+// before it. Its string is text[off : off+depth], a literal or a prefix
+// that literals share; the edge from its parent is the part beyond the
+// parent's depth. A file can hold one for every four octets of it
+// ("*abc*abd…"), so it is 12 bytes: it keeps its parent, which checks
+// climb to, but not its children, which a check looks for only below a
+// node that branches (fanout).
 type litNode struct {
 	parent int32
-	child  int32
 	off    uint32
 	depth  uint32
+}
+
+// parentOf returns the parent of literal node w, not the root.
+func (s *patternSet) parentOf(w int32) int32 { return s.litNodes[w].parent }
+
+// fanout says which literal nodes have more than one child, and where
+// their children are: a bit per node, and two indexes per node that
+// branches, a few of them in most tries.
+type fanout struct {
+	branching []uint64 // bit u%64 of word u/64 is set when node u branches
+	before    []uint32 // the nodes that branch before each word
+	children  []uint32 // for the k-th node that branches, its children litNodes[children[2k]:children[2k+1]]
+}
+
+// newFanout returns the fanout of n nodes whose children are
+// litNodes[first[q]:first[q+1]].
+func newFanout(first []int32, n int) fanout {
+	words := (n + 63) / 64
+	f := fanout{branching: make([]uint64, words), before: make([]uint32, words)}
+	k := 0
+	for q := range n {
+		if first[q+1]-first[q] > 1 {
+			f.branching[q/64] |= 1 << (q % 64)
+			k++
+		}
+	}
+	f.children = make([]uint32, 0, 2*k)
+	k = 0
+	for w := range f.branching {
+		f.before[w] = uint32(k)
+		for b := f.branching[w]; b != 0; b &= b - 1 {
+			q := w*64 + bits.TrailingZeros64(b)
+			f.children = append(f.children, uint32(first[q]), uint32(first[q+1]))
+			k++
+		}
+	}
+	return f
+}
+
+// branches reports whether literal node u has more than one child.
+func (f *fanout) branches(u int32) bool { return f.branching[u/64]&(1<<(u%64)) != 0 }
+
+// childrenOf returns the children of literal node u, which branches:
+// litNodes[lo:hi].
+func (f *fanout) childrenOf(u int32) (lo, hi int32) {
+	w := u / 64
+	k := f.before[w] + uint32(bits.OnesCount64(f.branching[w]&(1<<(u%64)-1)))
+	return int32(f.children[2*k]), int32(f.children[2*k+1])
+}
+
+// degree returns the number of children of literal node u, which
+// branches.
+func (f *fanout) degree(u int32) int32 {
+	lo, hi := f.childrenOf(u)
+	return hi - lo
+}
+
+func (f *fanout) size() int64 {
+	return int64(cap(f.branching))*8 + int64(cap(f.before))*4 + int64(cap(f.children))*4
 }
 
 // lit returns the string of literal node v.
@@ -157,13 +235,18 @@ const (
 	entryDollar = 2 // the pattern ends with '$': it counts in the rank, and anchors
 )
 
-// newEntry places p, whose canon starts at base in the text, for id.
-func newEntry(p *pattern, base uint32, id int32, allow bool) entry {
-	e := entry{base: base, head: uint32(p.head), n: uint32(p.lit), bits: uint32(id) << 2}
+// newEntry places a pattern of literal lit, at base in the text, followed
+// by '$' when dollar, for id.
+func newEntry(base uint32, lit string, dollar bool, id int32, allow bool) entry {
+	head := strings.IndexByte(lit, '*')
+	if head < 0 {
+		head = len(lit)
+	}
+	e := entry{base: base, head: uint32(head), n: uint32(len(lit)), bits: uint32(id) << 2}
 	if allow {
 		e.bits |= entryAllow
 	}
-	if p.dollar {
+	if dollar {
 		e.bits |= entryDollar
 	}
 	return e
@@ -197,23 +280,25 @@ func (e *entry) kind(lit string) (k kind, anchored bool) {
 type job struct{ lo, hi, depth uint32 }
 
 // newPatternSet compiles the entries, whose spans refer to text, of at
-// most nsegs pieces in all; the set keeps the text. It sorts entries.
+// npieces pieces in all (countPieces); the set keeps the text. It sorts
+// entries.
 // rank(id) is the rank of the plain-prefix entry of id. With dropEqual, of
 // equal wildcard patterns only the best is kept: the others are never
 // reported. Every array the set keeps is allocated at its final size.
-func newPatternSet(entries []entry, nsegs int, text string, dropEqual bool, rank func(string, int32) rank32) patternSet {
+func newPatternSet(entries []entry, npieces int, text string, dropEqual bool, rank func(string, int32) rank32) patternSet {
 	s := patternSet{text: text, direct: directBudget, rank: rank}
 	head := func(e *entry) string { return text[e.base : e.base+e.head] }
 	slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(head(&a), head(&b)) })
 	nodes := radixNodes(len(entries), func(i int) string { return head(&entries[i]) })
 	// Count what the nodes hold beside a plain pattern: entries of one
 	// head are adjacent.
-	nwild, wildNodes, exactNodes := 0, 0, 0
+	nwild, wildNodes, exactNodes, copies := 0, 0, 0, 0
 	lastWild, lastExact := -1, -1
 	for i := range entries {
 		switch k, _ := entries[i].kind(entries[i].lit(text)); k {
 		case wild:
 			nwild++
+			copies += entries[i].copySize(text)
 			if lastWild < 0 || head(&entries[lastWild]) != head(&entries[i]) {
 				wildNodes++
 			}
@@ -226,7 +311,10 @@ func newPatternSet(entries []entry, nsegs int, text string, dropEqual bool, rank
 		}
 	}
 	s.wild = make([]wildRule, 0, nwild)
-	segs := make([]span, 0, nsegs) // the pieces of the wildcard patterns, as they are placed
+	// Until the trie of the literals is built, a piece is where it
+	// starts in the text or, past its end, in copies (see pieceText).
+	s.pieces = make([]uint32, 0, npieces)
+	pt := pieceText{text: text, copies: make([]byte, 0, copies)}
 	s.wildAt = make([]wildAt, 0, wildNodes)
 	s.exacts = make([]exactAt, 0, exactNodes)
 	s.nodes = make([]node, 1, nodes+1) // and the sentinel
@@ -259,9 +347,7 @@ func newPatternSet(entries []entry, nsegs int, text string, dropEqual bool, rank
 					ex.id, ex.rank = id, rk
 				}
 			case wild:
-				var w wildRule
-				w, segs = s.wildRule(segs, e, lit, anchored)
-				s.wild = append(s.wild, w)
+				s.wild = append(s.wild, s.wildRule(&pt, e, int(lo), lit, anchored))
 			}
 		}
 		flags := uint32(0)
@@ -277,14 +363,14 @@ func newPatternSet(entries []entry, nsegs int, text string, dropEqual bool, rank
 				// first is the best.
 				run, kept := s.wild[wildLo:], 1
 				for _, w := range run[1:] {
-					if !s.samePattern(segs, &run[kept-1], &w) {
+					if !s.samePattern(entries, &run[kept-1], &w) {
 						run[kept] = w
 						kept++
 					}
 				}
 				s.wild = s.wild[:wildLo+kept]
 			}
-			s.wildAt = append(s.wildAt, wildAt{int32(q), int32(wildLo), int32(len(s.wild))})
+			s.wildAt = append(s.wildAt, wildAt{int32(q), int32(wildLo), int32(len(s.wild)), j.depth})
 			flags |= withWild
 		}
 		first := len(s.nodes)
@@ -325,10 +411,7 @@ func newPatternSet(entries []entry, nsegs int, text string, dropEqual bool, rank
 	if len(s.wild) < cap(s.wild) {
 		s.wild = slices.Clone(s.wild) // equal patterns were dropped: no slack
 	}
-	// The trie of the literals needs a queue: its nodes have no room.
-	order, lits := s.sortLiterals(segs)
-	jobs := make([]job, 0, lits)
-	s.pieces = s.buildLiterals(segs, order, lits, jobs)
+	s.buildLiterals(&pt, entries)
 	return s
 }
 
@@ -388,41 +471,144 @@ func keepReported[T any](s *patternSet, list []T) []T {
 	return kept
 }
 
-// samePattern reports whether a and b, wildcard patterns of one node whose
-// pieces are spans segs, are the same pattern with the same rank.
-func (s *patternSet) samePattern(segs []span, a, b *wildRule) bool {
-	if a.rank>>32 != b.rank>>32 || a.npiece != b.npiece {
+// samePattern reports whether a and b, wildcard patterns of one node made
+// from entries, are the same pattern with the same rank.
+func (s *patternSet) samePattern(entries []entry, a, b *wildRule) bool {
+	if a.rank>>32 != b.rank>>32 || a.anchored() != b.anchored() {
 		return false
 	}
-	pa, pb := segs[a.pieces:a.pieces+a.npieces()], segs[b.pieces:b.pieces+b.npieces()]
-	for i := range pa {
-		if pa[i].in(s.text) != pb[i].in(s.text) {
+	ea, eb := &entries[a.pieces&^anchoredBit], &entries[b.pieces&^anchoredBit]
+	// Their heads are the node's string; the pieces follow.
+	pa, pb := ea.lit(s.text)[ea.head:], eb.lit(s.text)[eb.head:]
+	for {
+		pa, pb = strings.TrimLeft(pa, "*"), strings.TrimLeft(pb, "*")
+		if pa == "" || pb == "" {
+			return pa == pb
+		}
+		var a, b string
+		a, pa, _ = strings.Cut(pa, "*")
+		b, pb, _ = strings.Cut(pb, "*")
+		if a != b {
 			return false
 		}
 	}
-	return true
 }
 
-// wildRule returns the wildcard rule of entry e of literal lit, and
-// appends its pieces, the runs between its stars, to segs.
-func (s *patternSet) wildRule(segs []span, e *entry, lit string, anchored bool) (wildRule, []span) {
-	w := wildRule{rank: full(e.rank(), e.id()), head: e.head, pieces: uint32(len(segs))}
-	minLen := uint64(e.head)
-	for pos := int(e.head) + 1; pos < len(lit); {
+// wildRule returns the wildcard rule of entry entries[i], e, of literal
+// lit, and appends its pieces, the runs between its stars, to s.pieces,
+// each as where it starts in pt.
+func (s *patternSet) wildRule(pt *pieceText, e *entry, i int, lit string, anchored bool) wildRule {
+	w := wildRule{rank: full(e.rank(), e.id()), pieces: uint32(i)}
+	var f featurePicker
+	copied := e.copySize(s.text) > 0
+	forPieces(lit, e.head, func(at int, piece string) {
+		start := e.base + uint32(at)
+		if copied && at+len(piece) == len(lit) {
+			start = pt.copy(piece)
+		}
+		s.pieces = append(s.pieces, start)
+		f.add(piece)
+	})
+	w.needs = f.pick()
+	if anchored {
+		w.pieces |= anchoredBit
+	}
+	return w
+}
+
+// forPieces calls fn with each piece of a wildcard pattern of literal lit
+// whose head is lit[:head], in order, and where it starts in lit.
+func forPieces(lit string, head uint32, fn func(at int, piece string)) {
+	for pos := int(head) + 1; pos < len(lit); {
 		piece, _, _ := strings.Cut(lit[pos:], "*")
 		if piece != "" {
-			segs = append(segs, span{e.base + uint32(pos), uint32(len(piece))})
-			minLen += uint64(len(piece))
-			w.needs.add(piece)
+			fn(pos, piece)
 		}
 		pos += len(piece) + 1
 	}
-	w.npiece = uint32(len(segs)) - w.pieces
-	if anchored {
-		w.npiece |= anchoredBit
+}
+
+// Naming a piece by where it starts, with no length, keeps what compiling
+// throws away small beside a file of short pieces ("*a*b*c…", two octets a
+// piece): a piece ends at the first '*' or '$' from its start. It holds
+// neither, a literal '*' or '$' being written "%2A" or "%24" in a
+// canonical pattern, whose only '$' ends it; and the text follows a
+// pattern that holds a '*' with another. The pattern of Google's
+// index.html rule ends inside a piece of its rule's: its last piece is
+// copied, with a '*' after it, into scratch space (pieceText.copies) while
+// the set is built.
+
+// pieceText is the text of the pieces while the set is built: the set's
+// text, then copies at len(text) on.
+type pieceText struct {
+	text   string
+	copies []byte
+}
+
+// from returns the text from position p on.
+func (t *pieceText) from(p uint32) string {
+	if int(p) < len(t.text) {
+		return t.text[p:]
 	}
-	w.minLen = uint32(min(minLen, 1<<32-1))
-	return w, segs
+	c := t.copies[int(p)-len(t.text):]
+	return unsafe.String(unsafe.SliceData(c), len(c))
+}
+
+// copy copies piece, and returns its position.
+func (t *pieceText) copy(piece string) uint32 {
+	p := uint32(len(t.text) + len(t.copies))
+	t.copies = append(append(t.copies, piece...), '*')
+	return p
+}
+
+// copySize is the octets that the last piece of e's pattern, a wildcard
+// pattern of the text, takes in pieceText.copies: none when the text ends
+// it.
+func (e *entry) copySize(text string) int {
+	if pieceEnds(text[e.base+e.n]) {
+		return 0
+	}
+	lit := e.lit(text)
+	return len(lit) - strings.LastIndexByte(lit, '*')
+}
+
+// pieceEnds reports whether c, an octet of the text, ends the piece that
+// holds the octets before it.
+func pieceEnds(c byte) bool { return c == '*' || c == '$' }
+
+// pieceOf returns the piece at the start of s.
+func pieceOf(s string) string {
+	return strings.TrimSuffix(s[:strings.IndexByte(s, '*')], "$")
+}
+
+// comparePieces compares the pieces at the starts of a and b as strings
+// are compared, at a cost of their common prefix.
+func comparePieces(a, b string) int {
+	for i := 0; ; i++ {
+		ca, cb := a[i], b[i]
+		switch ea, eb := pieceEnds(ca), pieceEnds(cb); {
+		case ea || eb:
+			if ea && eb {
+				return 0
+			}
+			if ea {
+				return -1
+			}
+			return 1
+		case ca != cb:
+			return cmp.Compare(ca, cb)
+		}
+	}
+}
+
+// commonPieces returns the length of the common prefix of the pieces at
+// the starts of a and b, which have their first from octets in common.
+func commonPieces(a, b string, from uint32) uint32 {
+	n := from
+	for a[n] == b[n] && !pieceEnds(a[n]) {
+		n++
+	}
+	return n
 }
 
 // radixNodes returns the number of nodes, the root included, of the radix
@@ -471,62 +657,90 @@ func radixNodes(n int, key func(int) string) int {
 	return nodes
 }
 
-// sortLiterals returns the indexes of the pieces, spans of the text,
-// ordered by their strings, and the number of nodes of the radix trie of
-// them, the sentinel included.
-func (s *patternSet) sortLiterals(pieces []span) (order []int32, nodes int) {
-	if len(pieces) == 0 {
-		return nil, 0
-	}
-	order = make([]int32, len(pieces))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	str := func(i int32) string { return pieces[i].in(s.text) }
-	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(str(a), str(b)) })
-	return order, radixNodes(len(order), func(i int) string { return str(order[i]) }) + 1
-}
-
 // buildLiterals builds the radix trie of the distinct strings of the
-// pieces, spans of the text, ordered by sortLiterals into order, of nodes
-// nodes, and returns the pieces as nodes of it. jobs is space for its
-// build.
-func (s *patternSet) buildLiterals(pieces []span, order []int32, nodes int, jobs []job) []uint32 {
-	if len(pieces) == 0 {
-		return nil
+// pieces, which start where s.pieces says in the text, and lays out the
+// pieces of each wildcard pattern, made from entries, as nodes of it.
+func (s *patternSet) buildLiterals(pt *pieceText, entries []entry) {
+	if len(s.pieces) == 0 {
+		return
 	}
-	str := func(i int32) string { return pieces[i].in(s.text) }
-	ids := make([]uint32, len(pieces))
+	text, pieces := s.text, s.pieces
+	slices.SortFunc(pieces, func(a, b uint32) int { return comparePieces(pt.from(a), pt.from(b)) })
+	nodes := radixNodes(len(pieces), func(i int) string { return pieceOf(pt.from(pieces[i])) })
 	s.litNodes = make([]litNode, 1, nodes)
-	s.edge0 = make([]uint8, 1, nodes-1)
-	// Breadth first; the job of node q is jobs[q].
-	jobs = append(jobs, job{0, uint32(len(order)), 0})
-	for q := 0; q < len(jobs); q++ {
-		j := jobs[q]
-		lo := j.lo
-		for lo < j.hi && uint32(len(str(order[lo]))) == j.depth {
-			ids[order[lo]] = uint32(q) // the node's string is this piece
-			lo++
+	s.edge0 = make([]uint8, 1, nodes)
+	// The children of node q are litNodes[first[q]:first[q+1]], known while
+	// the trie is built: the look-ups below need them.
+	first := make([]int32, nodes+1)
+	// Breadth first. Until it is filled in, a node holds its job, the
+	// sorted pieces pieces[off:depth] that start with its string: the
+	// trie needs no queue beside it. A piece that starts at p has the
+	// octet pt.from(p)[d] at depth d, or ends there.
+	s.litNodes[0].depth = uint32(len(pieces))
+	for q := range int32(nodes) {
+		nd := &s.litNodes[q]
+		lo, hi, depth := nd.off, nd.depth, uint32(0)
+		nd.off = 0
+		if q > 0 {
+			// Sorted: the common prefix of the first and the last of
+			// the run is common to all of it. The last is in the text:
+			// a copy sorts before the piece of the text it is a prefix
+			// of.
+			depth = commonPieces(pt.from(pieces[lo]), pt.from(pieces[hi-1]), s.litNodes[s.parentOf(q)].depth+1)
+			nd.off = pieces[hi-1]
 		}
-		s.litNodes[q].child = int32(len(s.litNodes))
-		for i := lo; i < j.hi; {
-			a := str(order[i])
+		nd.depth = depth
+		first[q] = int32(len(s.litNodes))
+		for lo < hi && pieceEnds(pt.from(pieces[lo])[depth]) {
+			lo++ // the node's string is this piece
+		}
+		for i := lo; i < hi; {
+			b := pt.from(pieces[i])[depth]
 			k := i + 1
-			for k < j.hi && str(order[k])[j.depth] == a[j.depth] {
+			for k < hi && pt.from(pieces[k])[depth] == b {
 				k++
 			}
-			// Sorted: the common prefix of the first and the last of a
-			// run is common to all of it.
-			l := j.depth + 1 + uint32(commonPrefix(a[j.depth+1:], str(order[k-1])[j.depth+1:]))
-			s.litNodes = append(s.litNodes, litNode{parent: int32(q), off: pieces[order[i]].off, depth: l})
-			s.edge0 = append(s.edge0, a[j.depth])
-			jobs = append(jobs, job{i, k, l})
+			s.litNodes = append(s.litNodes, litNode{parent: q, off: i, depth: k})
+			s.edge0 = append(s.edge0, b)
 			i = k
 		}
 	}
-	// A sentinel closes the children of the last node.
-	s.litNodes = append(s.litNodes, litNode{child: int32(len(s.litNodes))})
-	return ids
+	first[nodes] = int32(nodes)
+	s.fan = newFanout(first, nodes)
+	// The pieces, sorted, are spent: each pattern's pieces, read again
+	// from its literal, become the nodes of their strings, in the order
+	// of the patterns. Those of patterns dropped as equal to another
+	// are left out.
+	at := uint32(0)
+	for i := range s.wild {
+		w := &s.wild[i]
+		e := &entries[w.pieces&^anchoredBit]
+		w.pieces = at | w.pieces&anchoredBit
+		forPieces(e.lit(text), e.head, func(_ int, piece string) {
+			pieces[at] = s.literal(first, piece)
+			at++
+		})
+	}
+	s.pieces = pieces[:at]
+	if len(s.pieces) < cap(s.pieces) {
+		s.pieces = slices.Clone(s.pieces) // equal patterns were dropped: no slack
+	}
+}
+
+// literal returns the node of the trie of the literals whose string is
+// lit, one of the pieces it was built from; the children of node q are
+// litNodes[first[q]:first[q+1]].
+func (s *patternSet) literal(first []int32, lit string) uint32 {
+	v := int32(0)
+	for d := 0; d < len(lit); {
+		// The children of a node are in the order of the first octets
+		// of their edges.
+		lo, hi := first[v], first[v+1]
+		i, _ := slices.BinarySearch(s.edge0[lo:hi], lit[d])
+		v = lo + int32(i)
+		d = int(s.litNodes[v].depth)
+	}
+	return uint32(v)
 }
 
 // size is the number of bytes s holds, measured from the capacities of its
@@ -540,7 +754,7 @@ func (s *patternSet) size() int64 {
 	n += int64(cap(s.wild)) * int64(unsafe.Sizeof(wildRule{}))
 	n += int64(cap(s.pieces)) * int64(unsafe.Sizeof(uint32(0)))
 	n += int64(cap(s.litNodes)) * int64(unsafe.Sizeof(litNode{}))
-	n += int64(cap(s.edge0))
+	n += int64(cap(s.edge0)) + s.fan.size()
 	return n
 }
 
@@ -670,29 +884,28 @@ func (s *patternSet) wildcards(ats []int32, path string, top uint64, win int32) 
 	for _, a := range ats {
 		candidates += s.wildAt[a].hi - s.wildAt[a].lo
 	}
-	var has *octets
-	var sum octets
+	var has *summary
+	var sum summary
 	if candidates > 3 {
-		sum = summarize(path)
+		sum.summarize(path)
 		has = &sum
 	}
 	budget := s.direct // octets of path the direct search may still scan
 	for k, a := range ats {
 		at := s.wildAt[a]
-		wild := s.wild[at.lo:at.hi]
-		for j := range wild {
-			w := &wild[j]
+		for i := at.lo; i < at.hi; i++ {
+			w := &s.wild[i]
 			if w.rank <= top {
 				break
 			}
-			if len(path) < int(w.minLen) || has != nil && !has.covers(&w.needs) {
+			if has != nil && !has.holds(w.needs) {
 				continue
 			}
 			if budget <= 0 {
-				return s.indexed(ats[k:], at.lo+int32(j), path, has, top, win)
+				return s.indexed(ats[k:], i, path, has, top, win)
 			}
-			budget -= len(path) - int(w.head)
-			if s.matchDirect(path, w) {
+			budget -= len(path) - int(at.head)
+			if s.matchDirect(path, i, int(at.head)) {
 				top, win = w.rank, w.id()
 				break
 			}
@@ -705,15 +918,16 @@ func (s *patternSet) wildcards(ats []int32, path string, top uint64, win int32) 
 // from wild[from] in the first of ats. The patterns go in batches, searched
 // side by side so that their look-ups overlap; the first of a batch to
 // match is the best of its node.
-func (s *patternSet) indexed(ats []int32, from int32, path string, has *octets, top uint64, win int32) (uint64, int32) {
+func (s *patternSet) indexed(ats []int32, from int32, path string, has *summary, top uint64, win int32) (uint64, int32) {
 	ix := newPathIndex(s, path)
 	for k, a := range ats {
-		i, hi := s.wildAt[a].lo, s.wildAt[a].hi
+		at := s.wildAt[a]
+		i, hi := at.lo, at.hi
 		if k == 0 {
 			i = from
 		}
 		for i < hi {
-			var batch [lanes]*wildRule
+			var batch [lanes]lane
 			nb := 0
 			for ; i < hi && nb < lanes; i++ {
 				w := &s.wild[i]
@@ -721,13 +935,14 @@ func (s *patternSet) indexed(ats []int32, from int32, path string, has *octets, 
 					hi = i // nothing after it can win either
 					break
 				}
-				if len(path) >= int(w.minLen) && (has == nil || has.covers(&w.needs)) {
-					batch[nb] = w
+				if has == nil || has.holds(w.needs) {
+					batch[nb] = lane{i, at.head}
 					nb++
 				}
 			}
 			if j := ix.matchBatch(batch[:nb]); j >= 0 {
-				top, win = batch[j].rank, batch[j].id()
+				w := &s.wild[batch[j].wild]
+				top, win = w.rank, w.id()
 				break
 			}
 		}
@@ -757,15 +972,16 @@ func (s *patternSet) edgeWide(lo, hi int32, c byte) int32 {
 	return -1
 }
 
-// matchDirect reports whether path matches w beyond its head, searching the
+// matchDirect reports whether path matches wild[i] beyond its head, the
+// first head octets of the path, searching the
 // path for each piece in turn. Each piece is taken at its leftmost
 // occurrence after the previous one: for a pattern whose only operator is
 // '*', the greedy choice matches whenever any choice does, so one
 // left-to-right pass decides, with no backtracking.
-func (s *patternSet) matchDirect(path string, w *wildRule) bool {
-	pieces := s.pieces[w.pieces : w.pieces+w.npieces()]
-	pos, end := int(w.head), len(path)
-	if w.anchored() {
+func (s *patternSet) matchDirect(path string, i int32, head int) bool {
+	pieces := s.piecesOf(i)
+	pos, end := head, len(path)
+	if s.wild[i].anchored() {
 		last := s.lit(pieces[len(pieces)-1])
 		if len(path)-len(last) < pos || path[len(path)-len(last):] != last {
 			return false
@@ -806,58 +1022,124 @@ func commonPrefix(a, b string) int {
 	return n
 }
 
-// octets is a summary of a string for ruling out substring matches: the set
-// of its octets (canonical strings are ASCII, so 128 bits hold it exactly)
-// and a 128-bit hashed set of its pairs of adjacent octets. If s occurs in t,
-// the summary of t covers that of s.
-type octets struct {
-	single, pairs [2]uint64
-}
+// summary is a summary of a path for ruling out substring matches, 256
+// flags: the octets it holds (canonical paths are ASCII, so 128 flags hold
+// them exactly), then a hashed set of 128 of its pairs of adjacent octets.
+// If a string occurs in the path, every flag of its octets and pairs is
+// set. A flag is a byte, so that a look-up is one load.
+type summary [256]uint8
 
-// add adds the octets and pairs of s to o.
-func (o *octets) add(s string) {
-	t := summarize(s)
-	for i := range o.single {
-		o.single[i] |= t.single[i]
-		o.pairs[i] |= t.pairs[i]
-	}
-}
+// pairBit is the flag of a summary for the pair of octets a, b.
+func pairBit(a, b byte) byte { return 128 | (a&0x7f*13^b&0x7f)&0x7f }
 
-// summarize returns the summary of s. The sets are kept in locals, in
-// registers, and written once.
-func summarize(s string) octets {
-	if s == "" {
-		return octets{}
+// summarize sets the flags of path in o, which is clear.
+func (o *summary) summarize(path string) {
+	if path == "" {
+		return
 	}
-	var s0, s1, p0, p1 uint64
-	prev := s[0] & 0x7f
-	if prev < 64 {
-		s0 = 1 << prev
-	} else {
-		s1 = 1 << (prev & 63)
-	}
-	for i := 1; i < len(s); i++ {
-		c := s[i] & 0x7f
-		bit := uint64(1) << (c & 63)
-		h := (prev*13 ^ c) & 0x7f
-		pbit := uint64(1) << (h & 63)
-		if c < 64 {
-			s0 |= bit
-		} else {
-			s1 |= bit
-		}
-		if h < 64 {
-			p0 |= pbit
-		} else {
-			p1 |= pbit
-		}
+	prev := path[0] & 0x7f
+	o[prev] = 1
+	for i := 1; i < len(path); i++ {
+		c := path[i] & 0x7f
+		o[c] = 1
+		o[pairBit(prev, c)] = 1
 		prev = c
 	}
-	return octets{single: [2]uint64{s0, s1}, pairs: [2]uint64{p0, p1}}
 }
 
-// covers reports whether o holds every octet and pair that n holds.
-func (o *octets) covers(n *octets) bool {
-	return n.single[0]&^o.single[0]|n.single[1]&^o.single[1]|
-		n.pairs[0]&^o.pairs[0]|n.pairs[1]&^o.pairs[1] == 0
+// features are four flags of a summary, an octet each, that every path a
+// wildcard pattern matches sets: a few of the octets and pairs of its
+// pieces, chosen to rule most paths out.
+type features uint32
+
+// holds reports whether the summary has the four flags of f.
+func (o *summary) holds(f features) bool {
+	return o[byte(f)]&o[byte(f>>8)]&o[byte(f>>16)]&o[byte(f>>24)] != 0
 }
+
+// featurePicker chooses the features of a pattern from its pieces: the
+// four that a path is least likely to hold, so that a check rules out as
+// many paths as four bits can.
+type featurePicker struct {
+	best [4]byte   // the bits, least likely first
+	odds [4]uint16 // and how likely a path holds each
+	n    int
+}
+
+// add adds the octets and pairs of the next piece of the pattern.
+func (p *featurePicker) add(piece string) {
+	for i := 0; i < len(piece); i++ {
+		c := piece[i] & 0x7f
+		p.offer(c, commonness[c])
+		if i > 0 {
+			a := piece[i-1] & 0x7f
+			p.offer(pairBit(a, c), pairOdds(a, c))
+		}
+	}
+}
+
+// offer keeps bit if it is among the four least likely, odds being how
+// likely a path holds it, in thousandths.
+func (p *featurePicker) offer(bit byte, odds uint16) {
+	full := p.n == len(p.best)
+	if full && odds >= p.odds[len(p.odds)-1] || slices.Contains(p.best[:p.n], bit) {
+		return
+	}
+	i := p.n
+	if full {
+		i--
+	} else {
+		p.n++
+	}
+	for ; i > 0 && p.odds[i-1] > odds; i-- {
+		p.best[i], p.odds[i] = p.best[i-1], p.odds[i-1]
+	}
+	p.best[i], p.odds[i] = bit, odds
+}
+
+// pick returns the features; a pattern of fewer than four repeats one.
+func (p *featurePicker) pick() features {
+	f := p.best
+	for i := p.n; i < len(f); i++ {
+		f[i] = f[0]
+	}
+	return features(f[0]) | features(f[1])<<8 | features(f[2])<<16 | features(f[3])<<24
+}
+
+// commonness is how likely a URL path of a few dozen octets holds an
+// octet, in thousandths: 1-(1-f)^35 for a letter of frequency f in English,
+// rough guesses for the rest. It only orders the features of a pattern (a
+// bad guess costs speed, never a verdict).
+var commonness = func() (c [128]uint16) {
+	for i := range c {
+		c[i] = 20 // controls and rare punctuation, escaped anyway
+	}
+	set := func(octets string, v uint16) {
+		for i := 0; i < len(octets); i++ {
+			c[octets[i]] = v
+		}
+	}
+	set("ABCDEFGHIJKLMNOPQRSTUVWXYZ", 80)
+	set("ABCDEF", 150) // the hex digits of escapes
+	set("0123456789", 250)
+	set("jxqz", 40)
+	set("k", 190)
+	set("v", 220)
+	set("b", 320)
+	set("fgyp", 390)
+	set("cumw", 480)
+	set("dl", 650)
+	set("taoinshr", 820)
+	set("e", 960)
+	set("_", 150)
+	set("%&", 200)
+	set("?=", 300)
+	set("-.", 400)
+	set("/", 1000)
+	return c
+}()
+
+// pairOdds is how likely a path sets the bit of the pair of octets a, b:
+// a few dozen pairs set about a quarter of the 128 bits whatever they are,
+// and a pair of common octets is likelier.
+func pairOdds(a, b byte) uint16 { return 250 + min(commonness[a], commonness[b])/4 }

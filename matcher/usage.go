@@ -94,6 +94,9 @@ func compileUsage(groups []*parser.Group) *usageRules {
 				base := len(text)
 				text = urlpath.AppendPattern(text, cu.Path)
 				paths = append(paths, span{uint32(base), uint32(len(text) - base)})
+				if strings.IndexByte(cu.Path, '*') >= 0 {
+					text = append(text, '*') // see pieceAt
+				}
 			}
 		}
 	}
@@ -119,8 +122,6 @@ func compileUsage(groups []*parser.Group) *usageRules {
 	}
 	patOf := order // reused: the pattern of each rule that is the first of its path
 	entries := make([]entry, 0, sz.patterns)
-	var segs []span
-	var ps []pattern
 	i := int32(0) // the index of the next rule with a path
 	for _, g := range groups {
 		for _, cu := range g.ContentUsage {
@@ -141,14 +142,16 @@ func compileUsage(groups []*parser.Group) *usageRules {
 			c, base, id := canon(i), paths[i].off, int32(len(u.pats))
 			patOf[i] = id
 			i++
-			ps, segs, entries = appendEntries(ps, segs, entries, c, base, id, false)
+			entries = appendEntries(entries, c, base, id, false)
+			e := &entries[len(entries)-1]
+			k, _ := e.kind(c[:e.n])
 			first := usageText{path: span{base, uint32(len(c))}, line: int32(min(cu.Line, 1<<31-1))}
 			if c != cu.Path {
 				first.path = add(cu.Path)
 			}
 			first.prefs = add(cu.Preferences)
 			u.pats = append(u.pats, usagePat{prefs: prefs, first: first,
-				head: span{base, uint32(ps[0].head)}, kind: ps[0].kind, rank: ps[0].rank, wild: -1})
+				head: span{base, e.head}, kind: k, rank: e.rank(), wild: -1})
 		}
 	}
 	// Order the patterns by length before the set sorts the entries: a
@@ -169,7 +172,7 @@ func compileUsage(groups []*parser.Group) *usageRules {
 		}
 		lo = hi
 	}
-	u.set = newPatternSet(entries, sz.segs, finish(text), false, u.rank) // ties needs every pattern
+	u.set = newPatternSet(entries, sz.pieces, finish(text), false, u.rank) // ties needs every pattern
 	for i := range u.set.wild {
 		u.pats[u.set.wild[i].id()].wild = int32(i)
 	}
@@ -203,7 +206,7 @@ func (u *usageRules) lookup(path string) (prefs usage.Prefs, rule usageText, ok 
 func (u *usageRules) ties(path string, win int32, prefs usage.Prefs) usage.Prefs {
 	p := &u.pats[win]
 	var ix *pathIndex
-	var batch [lanes]*wildRule
+	var batch [lanes]lane
 	var from [lanes]usage.Prefs
 	nb := 0
 	flush := func() {
@@ -231,11 +234,7 @@ func (u *usageRules) ties(path string, win int32, prefs usage.Prefs) usage.Prefs
 				prefs = usage.Combine(prefs, q.prefs)
 			}
 		default:
-			w := &u.set.wild[q.wild]
-			if len(path) < int(w.minLen) {
-				continue
-			}
-			batch[nb], from[nb] = w, q.prefs
+			batch[nb], from[nb] = lane{q.wild, q.head.n}, q.prefs
 			if nb++; nb == lanes {
 				flush()
 			}

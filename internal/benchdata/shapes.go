@@ -89,6 +89,50 @@ func Shapes() []Shape {
 		{"content-usage", true, "ExampleBot", repeated("User-agent: *\n", func(i int) string {
 			return fmt.Sprintf("Content-Usage: /p%d train-ai=n\n", i)
 		})},
+		// Wildcard rules of many pieces: a piece of two octets ("*a") is
+		// the least a piece can take of a file, and pieces that are all
+		// different each make a node of the trie of the literals.
+		{"pieces", true, "ExampleBot", repeated("user-agent:*\n", func(i int) string {
+			return fmt.Sprintf("disallow:/%x%s\n", i, strings.Repeat("*a", 8000))
+		})},
+		{"distinct pieces", true, "ExampleBot", repeated("user-agent:*\n", func(i int) string {
+			var b strings.Builder
+			b.WriteString("disallow:/")
+			for k := range 1000 {
+				fmt.Fprintf(&b, "*%x", i*1000+k)
+			}
+			return b.String() + "\n"
+		})},
+		// Pieces of three octets, all different: the trie of the
+		// literals branches at every octet, a node for each piece.
+		{"short distinct pieces", true, "ExampleBot", repeated("user-agent:*\n", func(i int) string {
+			const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~"
+			var b strings.Builder
+			b.WriteString("disallow:/")
+			for k := range 1000 {
+				b.WriteByte('*')
+				for x := i*1000 + k; b.Len()%4 != 2; x /= len(alphabet) {
+					b.WriteByte(alphabet[x%len(alphabet)])
+				}
+			}
+			return b.String() + "\n"
+		})},
+		{"five pieces", true, "ExampleBot", repeated("user-agent:*\n", func(i int) string { return fmt.Sprintf("allow:/*%x*a*b*c*d*e\n", i) })},
+		{"non-ASCII pieces", true, "ExampleBot", repeated("user-agent:*\n", func(i int) string {
+			return fmt.Sprintf("disallow:/%x%s\n", i, strings.Repeat("*\xff", 8000))
+		})},
+		// Pieces nested in one another ("a", "aa", "aaa", …): the trie of
+		// the literals is a chain as deep as the longest, which compiling
+		// must build at a cost linear in the octets, not their square.
+		{"nested pieces", true, "ExampleBot", repeated("user-agent:*\n", func(i int) string {
+			return "disallow:/*" + strings.Repeat("a", i+1) + "\n"
+		})},
+		// Google's index.html rule makes a second wildcard pattern of each.
+		{"index.html wildcards", true, "ExampleBot", repeated("user-agent:*\n", func(i int) string { return fmt.Sprintf("allow:/*%x*/index.html\n", i) })},
+		{"anchored wildcards", true, "ExampleBot", repeated("user-agent:*\n", func(i int) string { return fmt.Sprintf("disallow:/*%x*a$\n", i) })},
+		{"content-usage wildcards", true, "ExampleBot", repeated("user-agent:*\n", func(i int) string {
+			return fmt.Sprintf("content-usage:/*%x*a train-ai=n\n", i)
+		})},
 	}
 }
 
