@@ -103,10 +103,9 @@ type Options struct {
 	// MaxBytes is the most bytes of robots.txt read after decompression;
 	// below 500 KiB (RFC 9309 §2.5), including zero, means 500 KiB, and above
 	// 32 MiB (fetch.MaxMaxBytes) means 32 MiB. The ceiling bounds what one
-	// file costs: parsing and compiling it allocates up to 8 times its size
-	// for real files and 11 times for the densest synthetic ones, so about
-	// 400 MB at most for a file at the ceiling, which is 64 times
-	// the RFC's minimum and far above any real robots.txt. The rest of a
+	// file costs: parsing and compiling it allocates at most 8 times its
+	// size, whatever its shape, so under 300 MB for a file at the ceiling,
+	// which is 64 times the RFC's minimum and far above any real robots.txt. The rest of a
 	// longer file is ignored, as past any cap. Raising MaxBytes raises the
 	// least CacheBytes too (16 times MaxBytes).
 	MaxBytes int64

@@ -49,10 +49,10 @@ const (
 	DefaultMaxBytes = 500 << 10
 	// MaxMaxBytes is the largest body cap allowed, 32 MiB: 64 times what
 	// RFC 9309 §2.5 asks for, and far above any real robots.txt (Google reads
-	// 500 KiB). Parsing and compiling a body allocates up to 8 times its size
-	// for real files and 11 times for the densest synthetic ones, so a body
-	// at this cap costs at most about 400 MB in all, its own bytes included;
-	// a cap of a gigabyte could cost gigabytes per fetch.
+	// 500 KiB). Parsing and compiling a body allocates at most 8 times its
+	// size, whatever its shape, so a body at this cap costs under 300 MB in
+	// all, its own bytes included; a cap of a gigabyte could cost gigabytes
+	// per fetch.
 	MaxMaxBytes = 32 << 20
 	// DefaultTimeout bounds a whole fetch, all redirects included.
 	DefaultTimeout = 30 * time.Second
