@@ -24,41 +24,35 @@ type span struct{ off, n uint32 }
 func (s span) in(text string) string { return text[s.off : s.off+s.n] }
 
 // rule is a rule of the crawler's groups, for reporting, in 8 bytes: at
-// text[at] its canonical pattern starts, after its length as a uvarint,
-// followed by a '*' when it holds one (bits&starred; see pieceAt); the
-// pattern as written is the same, or, when it differs (bits&rewritten),
-// follows in the same way. The rank of its plain-prefix pattern follows
-// from the canonical one.
+// text[at] its canonical pattern starts, after its length as a uvarint;
+// the pattern as written is the same, or, when it differs (bits&rewritten),
+// follows in the same way after a '*'. A '*' also follows a canonical
+// pattern that holds one (see pieceText). The rank of its plain-prefix
+// pattern follows from the canonical one.
 type rule struct {
 	at   uint32
-	bits uint32 // its line<<3, | starred, | rewritten, | 1 for an Allow
+	bits uint32 // its line<<2, | rewritten, | 1 for an Allow
 }
 
-const (
-	rewritten = 2
-	starred   = 4
-)
+const rewritten = 2
 
 // maxLine is the largest line number a compiled rule keeps; a larger one,
 // which no parsed file holds (MaxBytes is 32 MiB), is reported as maxLine.
-const maxLine = 1<<29 - 1
+const maxLine = 1<<30 - 1
 
-func newRule(at uint32, line int, allow, isRewritten, isStarred bool) rule {
-	r := rule{at: at, bits: uint32(min(max(line, 0), maxLine)) << 3}
+func newRule(at uint32, line int, allow, isRewritten bool) rule {
+	r := rule{at: at, bits: uint32(min(max(line, 0), maxLine)) << 2}
 	if allow {
 		r.bits |= 1
 	}
 	if isRewritten {
 		r.bits |= rewritten
 	}
-	if isStarred {
-		r.bits |= starred
-	}
 	return r
 }
 
 func (r rule) allow() bool { return r.bits&1 != 0 }
-func (r rule) line() int   { return int(r.bits >> 3) }
+func (r rule) line() int   { return int(r.bits >> 2) }
 
 // rank is the rank of the rule's plain-prefix pattern, its canonical one.
 func (r rule) rank(text string) rank32 {
@@ -70,11 +64,7 @@ func (r rule) rank(text string) rank32 {
 func (r rule) written(text string) string {
 	n, at := lengthAt(text, r.at)
 	if r.bits&rewritten != 0 {
-		at += n
-		if r.bits&starred != 0 {
-			at++ // the '*' after the canonical pattern
-		}
-		n, at = lengthAt(text, at)
+		n, at = lengthAt(text, at+n+1) // after the '*'
 	}
 	return text[at : at+n]
 }
@@ -193,7 +183,7 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 			if rl.Pattern == "" {
 				// It matches nothing (RFC 9309 §2.2.2): it is never
 				// reported, and keeps no text.
-				m.rules = append(m.rules, newRule(0, rl.Line, rl.Allow, false, false))
+				m.rules = append(m.rules, newRule(0, rl.Line, rl.Allow, false))
 				continue
 			}
 			canonical := urlpath.IsCanonicalPattern(rl.Pattern)
@@ -202,13 +192,12 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 				scratch = urlpath.AppendPattern(scratch[:0], rl.Pattern)
 				canon = unsafe.String(unsafe.SliceData(scratch), len(scratch))
 			}
-			star := strings.IndexByte(canon, '*') >= 0
-			m.rules = append(m.rules, newRule(uint32(len(text)), rl.Line, rl.Allow, !canonical, star))
+			m.rules = append(m.rules, newRule(uint32(len(text)), rl.Line, rl.Allow, !canonical))
 			text = appendLength(text, len(canon))
 			base := uint32(len(text))
 			text = append(text, canon...)
-			if star {
-				text = append(text, '*') // see pieceAt
+			if !canonical || strings.IndexByte(canon, '*') >= 0 {
+				text = append(text, '*') // see rule and pieceText
 			}
 			if !canonical {
 				text = appendLength(text, len(rl.Pattern))
@@ -230,8 +219,8 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 // arrays exactly.
 type textSize struct {
 	rules, patterns int
-	text            int    // octets of the canonical patterns and the '*' after those that hold one, and of the patterns as written that differ
-	lengths         bool   // each is stored after its length (Compile's rules)
+	text            int    // octets of the canonical patterns, of the patterns as written that differ, and of a '*' between, or after a canonical pattern that holds one
+	lengths         bool   // the layout of Compile's rules: each after its length, the one as written after a '*'
 	pieces          int    // the pieces of the wildcard patterns (see wildRule)
 	scratch         []byte // the canonical form of the last pattern that is not canonical
 }
@@ -242,8 +231,8 @@ func (z *textSize) add(p string, allow bool) {
 	if p == "" {
 		return
 	}
-	canon := p
-	if !urlpath.IsCanonicalPattern(p) {
+	canon, rewritten := p, !urlpath.IsCanonicalPattern(p)
+	if rewritten {
 		z.scratch = urlpath.AppendPattern(z.scratch[:0], p)
 		canon = unsafe.String(unsafe.SliceData(z.scratch), len(z.scratch))
 		z.text += len(p)
@@ -255,8 +244,8 @@ func (z *textSize) add(p string, allow bool) {
 		return
 	}
 	z.text += len(canon)
-	if strings.IndexByte(canon, '*') >= 0 {
-		z.text++ // see pieceAt
+	if strings.IndexByte(canon, '*') >= 0 || z.lengths && rewritten {
+		z.text++ // see rule and pieceText
 	}
 	if z.lengths {
 		z.text += lengthSize(len(canon))

@@ -117,3 +117,32 @@ func TestKeepsReportedRules(t *testing.T) {
 		assert.Equal(t, want, MatchOnce(parser.Parse([]byte(b.String())), path).Rule, path)
 	}
 }
+
+// A rule reports the pattern as written and its line, whatever the text
+// that follows its canonical pattern (a '*' when it holds one or is
+// rewritten): star, rewritten, both, neither; and lines up to maxLine as
+// they are, in a Robots built by hand (a parsed one has far fewer lines).
+func TestRulesReportWhatWasWritten(t *testing.T) {
+	r := &parser.Robots{Groups: []parser.Group{{
+		Agents: []parser.Agent{{Value: "*", Line: 1}},
+		Rules: []parser.Rule{
+			{Pattern: "/plain", Line: 2},
+			{Pattern: "/st*r", Line: 3},
+			{Pattern: "/%61é", Line: 4},
+			{Pattern: "/%61*é$", Line: 1<<29 + 7},
+			{Allow: true, Pattern: "/*x*/index.html", Line: maxLine},
+			{Pattern: "/over", Line: maxLine + 1},
+		},
+	}}}
+	m := Compile(r, "bot")
+	for path, want := range map[string]parser.Rule{
+		"/plain":        {Pattern: "/plain", Line: 2},
+		"/stxr":         {Pattern: "/st*r", Line: 3},
+		"/aé/x":         {Pattern: "/%61é", Line: 4},
+		"/a-%C3%A9":     {Pattern: "/%61*é$", Line: 1<<29 + 7},
+		"/axb/":         {Allow: true, Pattern: "/*x*/index.html", Line: maxLine},
+		"/over/and/out": {Pattern: "/over", Line: maxLine},
+	} {
+		assert.Equal(t, want, m.Match(path).Rule, path)
+	}
+}

@@ -42,7 +42,7 @@ type patternSet struct {
 	rank func(text string, id int32) rank32
 
 	// The pieces between the stars of the wildcard patterns: wild[i]
-	// holds the pieces pieces[wild[i].pieces:][:wild[i].npieces()], each
+	// holds the pieces piecesOf(i), from its own to the next one's, each
 	// the node of its literal in litNodes, a radix trie over the
 	// distinct literals in breadth-first order. The path index finds
 	// where each literal occurs from the occurrences of the strings above
@@ -359,8 +359,11 @@ func newPatternSet(entries []entry, npieces int, text string, dropEqual bool, ra
 			// Best rank first.
 			slices.SortFunc(s.wild[wildLo:], func(a, b wildRule) int { return cmp.Compare(b.rank, a.rank) })
 			if dropEqual {
-				// Of equal patterns, adjacent in this order, the
-				// first is the best.
+				// Of equal patterns that this order puts side by
+				// side, the first is the best: the others are never
+				// reported. (Equal ones that it parts, with one of
+				// the same rank between, are kept: a little memory,
+				// never a verdict.)
 				run, kept := s.wild[wildLo:], 1
 				for _, w := range run[1:] {
 					if !s.samePattern(entries, &run[kept-1], &w) {
@@ -878,8 +881,8 @@ func (s *patternSet) findExact(n int32) int {
 func (s *patternSet) wildcards(ats []int32, path string, top uint64, win int32) (uint64, int32) {
 	// Summarize the path only when enough patterns wait to pay for it:
 	// summing costs about as much as one search of the path. A pattern
-	// that needs an octet, or a pair of adjacent octets, that the path
-	// lacks is skipped unsearched.
+	// one of whose four features (octets or pairs of adjacent octets of
+	// its pieces) the path lacks is skipped unsearched.
 	candidates := int32(0)
 	for _, a := range ats {
 		candidates += s.wildAt[a].hi - s.wildAt[a].lo

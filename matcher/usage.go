@@ -95,7 +95,7 @@ func compileUsage(groups []*parser.Group) *usageRules {
 				text = urlpath.AppendPattern(text, cu.Path)
 				paths = append(paths, span{uint32(base), uint32(len(text) - base)})
 				if strings.IndexByte(cu.Path, '*') >= 0 {
-					text = append(text, '*') // see pieceAt
+					text = append(text, '*') // see pieceText
 				}
 			}
 		}
