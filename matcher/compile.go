@@ -263,17 +263,9 @@ func (z *textSize) add(p string, allow bool) {
 // empty (the pattern is then a prefix: trailing stars absorb the rest of a
 // path).
 func countPieces(lit string) int {
-	_, rest, ok := strings.Cut(lit, "*")
-	if !ok {
-		return 0
-	}
 	n := 0
-	for rest != "" {
-		var piece string
-		piece, rest, _ = strings.Cut(rest, "*")
-		if piece != "" {
-			n++
-		}
+	if head := strings.IndexByte(lit, '*'); head >= 0 {
+		forPieces(lit, head, func(int, string) { n++ })
 	}
 	return n
 }
@@ -485,13 +477,7 @@ func newPattern(segs []span, canon, lit string, rank rank32) (pattern, []span) {
 			p.anchored = false // a trailing '*' absorbs the rest of the path
 		}
 		first := len(segs)
-		for pos := star + 1; pos < len(lit); {
-			seg, _, _ := strings.Cut(lit[pos:], "*")
-			if seg != "" {
-				segs = append(segs, span{uint32(pos), uint32(len(seg))})
-			}
-			pos += len(seg) + 1
-		}
+		forPieces(lit, star, func(at int, seg string) { segs = append(segs, span{uint32(at), uint32(len(seg))}) })
 		// Appending to segs later never changes these elements, so the
 		// slice stays right even when segs moves.
 		p.segs = segs[first:len(segs):len(segs)]

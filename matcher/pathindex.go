@@ -295,11 +295,9 @@ func (ix *pathIndex) matchLanes(ws []lane) uint8 {
 	var full [lanes]int
 	live := 0
 	for j, l := range ws {
-		ps := s.piecesOf(l.wild)
-		first := int(s.wild[l.wild].pieces &^ anchoredBit)
-		last := first + len(ps)
+		first, last := s.pieceRange(l.wild)
 		pos[j], end[j], full[j] = int(l.head), ix.n, last
-		p := ps[len(ps)-1]
+		p := s.pieces[last-1]
 		n := int(s.litNodes[p].depth)
 		if s.wild[l.wild].anchored() {
 			lit := s.lit(p)

@@ -131,11 +131,18 @@ func (w *wildRule) anchored() bool { return w.pieces&anchoredBit != 0 }
 // piecesOf returns the pieces of wild[i], as nodes of the trie of the
 // literals.
 func (s *patternSet) piecesOf(i int32) []uint32 {
-	end := uint32(len(s.pieces))
+	lo, hi := s.pieceRange(i)
+	return s.pieces[lo:hi]
+}
+
+// pieceRange returns where the pieces of wild[i] are: pieces[lo:hi], up to
+// those of the next one.
+func (s *patternSet) pieceRange(i int32) (lo, hi int) {
+	hi = len(s.pieces)
 	if int(i)+1 < len(s.wild) {
-		end = s.wild[i+1].pieces &^ anchoredBit
+		hi = int(s.wild[i+1].pieces &^ anchoredBit)
 	}
-	return s.pieces[s.wild[i].pieces&^anchoredBit : end]
+	return int(s.wild[i].pieces &^ anchoredBit), hi
 }
 
 // litNode is a node of the radix trie over the distinct literals, in
@@ -482,18 +489,18 @@ func (s *patternSet) samePattern(entries []entry, a, b *wildRule) bool {
 	}
 	ea, eb := &entries[a.pieces&^anchoredBit], &entries[b.pieces&^anchoredBit]
 	// Their heads are the node's string; the pieces follow.
-	pa, pb := ea.lit(s.text)[ea.head:], eb.lit(s.text)[eb.head:]
-	for {
-		pa, pb = strings.TrimLeft(pa, "*"), strings.TrimLeft(pb, "*")
-		if pa == "" || pb == "" {
-			return pa == pb
-		}
-		var a, b string
-		a, pa, _ = strings.Cut(pa, "*")
-		b, pb, _ = strings.Cut(pb, "*")
-		if a != b {
+	la, lb := ea.lit(s.text), eb.lit(s.text)
+	for i, j := int(ea.head), int(eb.head); ; {
+		var pa, pb string
+		pa, i = nextPiece(la, i)
+		pb, j = nextPiece(lb, j)
+		if pa != pb {
 			return false
 		}
+		if pa == "" {
+			return true
+		}
+		i, j = i+len(pa), j+len(pb)
 	}
 }
 
@@ -504,7 +511,7 @@ func (s *patternSet) wildRule(pt *pieceText, e *entry, i int, lit string, anchor
 	w := wildRule{rank: full(e.rank(), e.id()), pieces: uint32(i)}
 	var f featurePicker
 	copied := e.copySize(s.text) > 0
-	forPieces(lit, e.head, func(at int, piece string) {
+	forPieces(lit, int(e.head), func(at int, piece string) {
 		start := e.base + uint32(at)
 		if copied && at+len(piece) == len(lit) {
 			start = pt.copy(piece)
@@ -521,14 +528,22 @@ func (s *patternSet) wildRule(pt *pieceText, e *entry, i int, lit string, anchor
 
 // forPieces calls fn with each piece of a wildcard pattern of literal lit
 // whose head is lit[:head], in order, and where it starts in lit.
-func forPieces(lit string, head uint32, fn func(at int, piece string)) {
-	for pos := int(head) + 1; pos < len(lit); {
-		piece, _, _ := strings.Cut(lit[pos:], "*")
-		if piece != "" {
-			fn(pos, piece)
-		}
-		pos += len(piece) + 1
+func forPieces(lit string, head int, fn func(at int, piece string)) {
+	for piece, at := nextPiece(lit, head); piece != ""; piece, at = nextPiece(lit, at+len(piece)) {
+		fn(at, piece)
 	}
+}
+
+// nextPiece returns the first piece of the literal lit of a wildcard
+// pattern that starts after pos, the star that ends its head or a piece,
+// and where it starts: a run of octets between stars; "" when none does.
+func nextPiece(lit string, pos int) (piece string, at int) {
+	for at = pos + 1; at < len(lit); at++ {
+		if piece, _, _ = strings.Cut(lit[at:], "*"); piece != "" {
+			return piece, at
+		}
+	}
+	return "", len(lit)
 }
 
 // Naming a piece by where it starts, with no length, keeps what compiling
@@ -719,7 +734,7 @@ func (s *patternSet) buildLiterals(pt *pieceText, entries []entry) {
 		w := &s.wild[i]
 		e := &entries[w.pieces&^anchoredBit]
 		w.pieces = at | w.pieces&anchoredBit
-		forPieces(e.lit(text), e.head, func(_ int, piece string) {
+		forPieces(e.lit(text), int(e.head), func(_ int, piece string) {
 			pieces[at] = s.literal(first, piece)
 			at++
 		})
