@@ -115,7 +115,7 @@ func (c *core) verdictOf(g *cache.Record) status.Verdict {
 }
 
 // instant is the time a question is judged at: a reading of the clock, or,
-// after a cache.Cache.Hit, which reads none, the cache's clock, read only
+// after a engine.Cache.Hit, which reads none, the cache's clock, read only
 // if the answer depends on the time.
 type instant struct {
 	t    time.Time

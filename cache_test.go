@@ -19,6 +19,7 @@ import (
 
 	"github.com/crawlkit/robots"
 	"github.com/crawlkit/robots/cache"
+	"github.com/crawlkit/robots/internal/exportstream"
 	"github.com/crawlkit/robots/status"
 )
 
@@ -420,19 +421,10 @@ func TestImportRefuses(t *testing.T) {
 		"fresh for a year":                   {Authority: "http://example.com", Class: status.Empty, FetchedAt: time.Now(), FreshUntil: time.Now().Add(365 * 24 * time.Hour)},
 	} {
 		t.Run(name, func(t *testing.T) {
-			var buf bytes.Buffer
-			w := cache.NewStreamWriter(&buf)
-			require.NoError(t, w.Write(rec))
-			require.NoError(t, w.Close())
 			// A good record first: it must not be added either.
-			var both bytes.Buffer
 			r, err := cache.ReadStream(bytes.NewReader(valid))
 			require.NoError(t, err)
-			w = cache.NewStreamWriter(&both)
-			require.NoError(t, w.Write(r[0]))
-			require.NoError(t, w.Write(rec))
-			require.NoError(t, w.Close())
-			err = b.Import(&both)
+			err = b.Import(bytes.NewReader(exportStream(t, r[0], rec)))
 			assert.ErrorIs(t, err, cache.ErrMalformedRecord)
 		})
 	}
@@ -496,3 +488,16 @@ func (brokenFleet) Publish(context.Context, cache.Lease, *cache.Record, time.Tim
 	return errDown
 }
 func (brokenFleet) Release(context.Context, cache.Lease) error { return errDown }
+
+// exportStream returns the export stream of recs, as Export writes it.
+func exportStream(t testing.TB, recs ...*cache.Record) []byte {
+	var buf bytes.Buffer
+	w := exportstream.NewWriter(&buf)
+	for _, r := range recs {
+		b, err := r.MarshalBinary()
+		require.NoError(t, err)
+		require.NoError(t, w.Write(b))
+	}
+	require.NoError(t, w.Close())
+	return buf.Bytes()
+}

@@ -11,6 +11,8 @@ import (
 	"github.com/crawlkit/robots/fetch"
 	"github.com/crawlkit/robots/internal/authority"
 	"github.com/crawlkit/robots/internal/bypass"
+	"github.com/crawlkit/robots/internal/engine"
+	"github.com/crawlkit/robots/internal/freshness"
 	"github.com/crawlkit/robots/internal/urlpath"
 	"github.com/crawlkit/robots/matcher"
 	"github.com/crawlkit/robots/status"
@@ -45,8 +47,8 @@ type core struct {
 	viewBytes  int64          // what the rules of other agent sets may take per record (see As)
 	fetcher    *fetch.Fetcher
 	classify   status.Options
-	cache      *cache.Cache[*compiled]
-	policy     cache.Policy
+	cache      *engine.Cache[*compiled]
+	policy     engine.Policy
 	now        func() time.Time
 	allowAfter time.Duration // negative: never
 	onFetch    func(FetchEvent)
@@ -55,7 +57,7 @@ type core struct {
 }
 
 // entry is what the cache holds for an authority.
-type entry = cache.Entry[*compiled]
+type entry = engine.Entry[*compiled]
 
 // New returns a Client configured by o. It fails only on a configuration that
 // cannot work: no UserAgent, an invalid product token, or a fetch setting
@@ -86,21 +88,21 @@ func New(o Options) (*Client, error) {
 	cacheNow := c.now
 	if c.now == nil {
 		// Records are stamped by time.Now; the cache, which reads the clock
-		// on every hit, keeps its own, cheaper to read (see cache.Cache.Hit).
+		// on every hit, keeps its own, cheaper to read (see engine.Cache.Hit).
 		c.now = time.Now
 	}
 	minTTL := o.MinTTL
 	if minTTL <= 0 {
 		minTTL = DefaultMinTTL
 	}
-	c.policy = cache.Policy{MinTTL: min(minTTL, cache.DefaultLifetime)}
+	c.policy = engine.Policy{MinTTL: min(minTTL, freshness.DefaultLifetime)}
 	if c.allowAfter == 0 {
 		c.allowAfter = DefaultUnreachableAllowAfter
 	}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
-	c.cache = cache.New(cache.Config[*compiled]{
+	c.cache = engine.New(engine.Config[*compiled]{
 		Bytes:      o.cacheBytes(),
 		Fleet:      o.Fleet,
 		MaxFetches: o.MaxConcurrentFetches,
@@ -173,7 +175,7 @@ func (c *Client) Check(ctx context.Context, rawURL string) (Decision, error) {
 		return Decision{}, newError("check", rawURL, err)
 	}
 	d := c.decide(key, e, path, now)
-	d.Stale = d.Stale || served == cache.Stale
+	d.Stale = d.Stale || served == engine.Stale
 	return d, nil
 }
 
@@ -279,17 +281,17 @@ func invalidURL(op, rawURL string, cause error) *Error {
 // lookup returns the entry that answers for the authority key, counted, and
 // the instant to judge it at. A fresh entry comes from the cache's Hit when
 // it has one, which reads no time.
-func (c *core) lookup(ctx context.Context, key string) (*entry, cache.Served, instant, error) {
+func (c *core) lookup(ctx context.Context, key string) (*entry, engine.Served, instant, error) {
 	if e, ok := c.cache.Hit(key); ok {
 		c.stats.hits.add()
-		return e, cache.Hit, instant{core: c}, nil
+		return e, engine.Hit, instant{core: c}, nil
 	}
 	e, served, now, err := c.cache.Lookup(ctx, key)
 	switch {
 	case err != nil:
-	case served == cache.Hit:
+	case served == engine.Hit:
 		c.stats.hits.add()
-	case served == cache.Stale:
+	case served == engine.Stale:
 		c.stats.stale.Add(1)
 	default:
 		c.stats.misses.Add(1)

@@ -18,13 +18,7 @@ func (c *Client) Export(w io.Writer) error {
 	if !c.made() {
 		return &Error{Op: "export", Err: errNotNew}
 	}
-	sw := cache.NewStreamWriter(w)
-	for _, r := range c.cache.Records() {
-		if err := sw.Write(r); err != nil {
-			return &Error{Op: "export", Err: err}
-		}
-	}
-	if err := sw.Close(); err != nil {
+	if err := c.cache.Export(w); err != nil {
 		return &Error{Op: "export", Err: err}
 	}
 	return nil

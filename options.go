@@ -78,7 +78,7 @@ type Options struct {
 	// means that, so that the largest files always fit.
 	//
 	// The politeness state of authorities that fail (their backoff and
-	// outage start) is kept apart, for up to cache.DefaultOutages (65,536)
+	// outage start) is kept apart, for up to engine.DefaultOutages (65,536)
 	// authorities (about 175 bytes each), and survives the eviction of
 	// their rules.
 	CacheBytes int64
@@ -114,7 +114,7 @@ type Options struct {
 	// zero or negative means 30 seconds. A caller's context bounds only that
 	// caller's wait, never the shared fetch. It also bounds how long an
 	// expired robots.txt keeps answering while it is refetched, and, with a
-	// Fleet, how long a fetch lease lasts (plus cache.LeaseMargin).
+	// Fleet, how long a fetch lease lasts (plus engine.LeaseMargin).
 	FetchTimeout time.Duration
 
 	// SameSiteRedirects refuses robots.txt redirects to another site (the

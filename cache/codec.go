@@ -36,18 +36,22 @@ const (
 	recordVersion = 1
 )
 
-// Limits of a decoded Record. A record that exceeds one is refused.
+// Limits of a Record's encoding. MarshalBinary refuses a record that
+// exceeds one, and UnmarshalBinary such bytes; the records a robots.Client
+// makes keep within them (a longer string is cut, a longer list clipped), so
+// that every record it holds can be exported and shared.
 const (
 	// MaxBodyBytes is the largest Body: the fetch package's largest cap.
 	MaxBodyBytes = fetch.MaxMaxBytes
-	// maxString bounds every other string: a URL, a Location, a header
-	// value, an Outcome. Response headers are capped at 64 KiB by fetch.
-	maxString = 64 << 10
-	// maxRedirects and maxHeaders bound the counts of those lists.
-	maxRedirects = 64
-	maxHeaders   = 64
-	// maxFailures bounds Failures; backoff stops growing long before.
-	maxFailures = 1 << 20
+	// MaxStringBytes bounds every other string: a URL, a Location, a header
+	// value, an Outcome.
+	MaxStringBytes = 64 << 10
+	// MaxRedirects bounds Redirects, and MaxHeaderValues the values of
+	// Header, all names together.
+	MaxRedirects    = 64
+	MaxHeaderValues = 64
+	// MaxFailures bounds Failures; backoff stops growing long before.
+	MaxFailures = 1 << 20
 )
 
 // ErrMalformedRecord is wrapped by every error of UnmarshalBinary and of
@@ -59,10 +63,16 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // MarshalBinary encodes r. It fails only for a record that would not decode:
 // one that breaks the limits or invariants UnmarshalBinary checks.
 func (r *Record) MarshalBinary() ([]byte, error) {
+	return r.AppendBinary(make([]byte, 0, 256+len(r.Body)+r.Good.bodyLen()))
+}
+
+// AppendBinary appends the encoding of r to b, as MarshalBinary makes it;
+// on failure it returns b unchanged.
+func (r *Record) AppendBinary(b []byte) ([]byte, error) {
 	if err := r.validate(true); err != nil {
-		return nil, err
+		return b, err
 	}
-	return r.appendBinary(make([]byte, 0, 256+len(r.Body)+r.Good.bodyLen())), nil
+	return r.appendBinary(b), nil
 }
 
 func (r *Record) bodyLen() int {
@@ -164,22 +174,22 @@ func decodeRecord(data []byte, outer bool) (*Record, error) {
 	}
 	d := decoder{b: body[len(recordMagic)+1:]}
 	r := &Record{}
-	r.Authority = d.string(maxString)
-	r.URL = d.string(maxString)
-	r.FinalURL = d.string(maxString)
-	if n := d.count(maxRedirects, 3); n > 0 {
+	r.Authority = d.string(MaxStringBytes)
+	r.URL = d.string(MaxStringBytes)
+	r.FinalURL = d.string(MaxStringBytes)
+	if n := d.count(MaxRedirects, 3); n > 0 {
 		r.Redirects = make([]fetch.Hop, n)
 		for i := range r.Redirects {
-			r.Redirects[i] = fetch.Hop{URL: d.string(maxString), StatusCode: int(d.uvarint(999)), Location: d.string(maxString)}
+			r.Redirects[i] = fetch.Hop{URL: d.string(MaxStringBytes), StatusCode: int(d.uvarint(999)), Location: d.string(MaxStringBytes)}
 		}
 	}
 	r.StatusCode = int(d.uvarint(999))
 	r.Class = status.Class(d.byte())
-	r.Outcome = d.string(maxString)
-	if n := d.count(maxHeaders, 2); n > 0 {
+	r.Outcome = d.string(MaxStringBytes)
+	if n := d.count(MaxHeaderValues, 2); n > 0 {
 		r.Header = make(http.Header, min(n, len(KeptHeaders)))
 		for range n {
-			k, v := d.string(maxString), d.string(maxString)
+			k, v := d.string(MaxStringBytes), d.string(MaxStringBytes)
 			if d.err == nil && !kept(k) {
 				d.fail("header %q is not one a record keeps", k)
 			}
@@ -199,7 +209,7 @@ func decodeRecord(data []byte, outer bool) (*Record, error) {
 			*t = time.Unix(0, d.varint()).UTC()
 		}
 	}
-	r.Failures = int(d.uvarint(maxFailures))
+	r.Failures = int(d.uvarint(MaxFailures))
 	if flags&2 != 0 {
 		if !outer {
 			d.fail("a good copy inside a good copy")
@@ -226,17 +236,17 @@ func (r *Record) validate(outer bool) error {
 	switch {
 	case r.Authority == "":
 		return malformed("no authority")
-	case len(r.Authority) > maxString || len(r.URL) > maxString || len(r.FinalURL) > maxString || len(r.Outcome) > maxString:
-		return malformed("a string over %d bytes", maxString)
+	case len(r.Authority) > MaxStringBytes || len(r.URL) > MaxStringBytes || len(r.FinalURL) > MaxStringBytes || len(r.Outcome) > MaxStringBytes:
+		return malformed("a string over %d bytes", MaxStringBytes)
 	case len(r.Body) > MaxBodyBytes:
 		return malformed("a body of %d bytes, over %d", len(r.Body), MaxBodyBytes)
-	case len(r.Redirects) > maxRedirects:
-		return malformed("%d redirects, over %d", len(r.Redirects), maxRedirects)
+	case len(r.Redirects) > MaxRedirects:
+		return malformed("%d redirects, over %d", len(r.Redirects), MaxRedirects)
 	case r.StatusCode < 0 || r.StatusCode > 999:
 		return malformed("status %d", r.StatusCode)
 	case r.Class < status.Success || r.Class > status.Unreachable:
 		return malformed("class %d", r.Class)
-	case r.Failures < 0 || r.Failures > maxFailures:
+	case r.Failures < 0 || r.Failures > MaxFailures:
 		return malformed("%d failures", r.Failures)
 	case r.Unreachable() != (r.Failures > 0):
 		return malformed("class %v with %d failures", r.Class, r.Failures)
@@ -260,17 +270,17 @@ func (r *Record) validate(outer bool) error {
 			return malformed("header %q is not one a record keeps", k)
 		}
 		for _, v := range vs {
-			if len(v) > maxString {
-				return malformed("a header value over %d bytes", maxString)
+			if len(v) > MaxStringBytes {
+				return malformed("a header value over %d bytes", MaxStringBytes)
 			}
 		}
 		n += len(vs)
 	}
-	if n > maxHeaders {
-		return malformed("%d header values, over %d", n, maxHeaders)
+	if n > MaxHeaderValues {
+		return malformed("%d header values, over %d", n, MaxHeaderValues)
 	}
 	for _, h := range r.Redirects {
-		if len(h.URL) > maxString || len(h.Location) > maxString || h.StatusCode < 0 || h.StatusCode > 999 {
+		if len(h.URL) > MaxStringBytes || len(h.Location) > MaxStringBytes || h.StatusCode < 0 || h.StatusCode > 999 {
 			return malformed("a redirect out of bounds")
 		}
 	}

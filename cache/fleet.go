@@ -2,11 +2,11 @@ package cache
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/crawlkit/robots/internal/freshness"
 )
 
 // Fleet is a tier of Records shared by the processes of a crawler fleet, so
@@ -80,13 +80,6 @@ const Retention = 7 * 24 * time.Hour
 // Expires is when a fleet may drop r: Retention after its freshness ends.
 func (r *Record) Expires() time.Time { return r.FreshUntil.Add(Retention) }
 
-// NewToken returns a random lease token: 128 bits, hex.
-func NewToken() string {
-	var b [16]byte
-	rand.Read(b[:]) // never fails (crypto/rand)
-	return hex.EncodeToString(b[:])
-}
-
 // maxSkew is how far ahead of the reader's clock a shared record may have
 // been fetched: clocks of a fleet's machines disagree by that much at most.
 const maxSkew = 5 * time.Minute
@@ -101,8 +94,8 @@ func (r *Record) Check(now time.Time) error {
 	switch {
 	case r.FetchedAt.After(now.Add(maxSkew)):
 		return fmt.Errorf("%w: the record of %q was fetched at %v, in the future", ErrMalformedRecord, r.Authority, r.FetchedAt)
-	case r.FreshUntil.Sub(r.FetchedAt) > DefaultLifetime+maxSkew:
-		return fmt.Errorf("%w: the record of %q is fresh for %v, over %v", ErrMalformedRecord, r.Authority, r.FreshUntil.Sub(r.FetchedAt), DefaultLifetime)
+	case r.FreshUntil.Sub(r.FetchedAt) > freshness.DefaultLifetime+maxSkew:
+		return fmt.Errorf("%w: the record of %q is fresh for %v, over %v", ErrMalformedRecord, r.Authority, r.FreshUntil.Sub(r.FetchedAt), freshness.DefaultLifetime)
 	}
 	return r.validate(true)
 }

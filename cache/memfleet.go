@@ -2,6 +2,7 @@ package cache
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"math"
 	"sync"
@@ -87,7 +88,7 @@ func (f *MemoryFleet) Acquire(ctx context.Context, key string, now time.Time, tt
 		if len(f.leases) >= maxLeases {
 			f.sweep(now)
 		}
-		l = Lease{Key: key, Token: NewToken(), Until: now.Add(ttl)}
+		l = Lease{Key: key, Token: rand.Text(), Until: now.Add(ttl)}
 		f.leases[key] = l
 		g.Lease = &l
 	}

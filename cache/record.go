@@ -128,18 +128,3 @@ const (
 	mapOverhead = 256
 	headerEntry = 64
 )
-
-// keepHeaders returns the kept headers of h, in a map of their own: a
-// record never shares memory with the response it came from.
-func keepHeaders(h http.Header) http.Header {
-	var kept http.Header
-	for _, k := range KeptHeaders {
-		if vs := h.Values(k); len(vs) > 0 {
-			if kept == nil {
-				kept = make(http.Header, 2)
-			}
-			kept[k] = append([]string(nil), vs...)
-		}
-	}
-	return kept
-}

@@ -19,6 +19,7 @@ import (
 	"github.com/crawlkit/robots/cache"
 	"github.com/crawlkit/robots/cache/fleettest"
 	"github.com/crawlkit/robots/fetch"
+	"github.com/crawlkit/robots/internal/exportstream"
 	"github.com/crawlkit/robots/internal/sharedtest"
 	"github.com/crawlkit/robots/status"
 )
@@ -194,43 +195,49 @@ func TestRecordSize(t *testing.T) {
 	runtime.KeepAlive(recs)
 }
 
-func TestStreamRoundTrip(t *testing.T) {
-	recs := []*cache.Record{outageRecord(), fleettest.Sample("https://b.example", now), fleettest.Sample("http://c.example:81", now)}
+var now = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+
+func httpDate(t time.Time) string { return t.UTC().Format(http.TimeFormat) }
+
+// stream returns the export stream of recs, as robots.Client.Export writes
+// it.
+func stream(t testing.TB, recs ...*cache.Record) []byte {
 	var buf bytes.Buffer
-	w := cache.NewStreamWriter(&buf)
+	w := exportstream.NewWriter(&buf)
 	for _, r := range recs {
-		require.NoError(t, w.Write(r))
+		require.NoError(t, w.Write(encode(t, r)))
 	}
 	require.NoError(t, w.Close())
-	got, err := cache.ReadStream(bytes.NewReader(buf.Bytes()))
+	return buf.Bytes()
+}
+
+func TestStreamRoundTrip(t *testing.T) {
+	recs := []*cache.Record{outageRecord(), fleettest.Sample("https://b.example", now), fleettest.Sample("http://c.example:81", now)}
+	got, err := cache.ReadStream(bytes.NewReader(stream(t, recs...)))
 	require.NoError(t, err)
 	require.Len(t, got, len(recs))
 	for i := range recs {
 		fleettest.Equal(t, recs[i], got[i])
 	}
 
-	var empty bytes.Buffer
-	require.NoError(t, cache.NewStreamWriter(&empty).Close())
-	got, err = cache.ReadStream(&empty)
+	got, err = cache.ReadStream(bytes.NewReader(stream(t)))
 	require.NoError(t, err)
 	assert.Empty(t, got)
 
-	// A record that breaks an invariant is refused at writing, and the
-	// stream goes on.
+	// A record that breaks an invariant does not encode.
 	bad := outageRecord()
 	bad.Failures = 0
-	assert.ErrorIs(t, cache.NewStreamWriter(io.Discard).Write(bad), cache.ErrMalformedRecord)
+	_, err = bad.MarshalBinary()
+	assert.ErrorIs(t, err, cache.ErrMalformedRecord)
+	b, err := bad.AppendBinary([]byte("x"))
+	assert.ErrorIs(t, err, cache.ErrMalformedRecord)
+	assert.Equal(t, []byte("x"), b, "AppendBinary leaves b as it was")
 }
 
 // A truncation at any byte, and any flipped byte, is detected; so are bytes
 // after the end, and the error of the reader itself comes through.
 func TestStreamRefuses(t *testing.T) {
-	var buf bytes.Buffer
-	w := cache.NewStreamWriter(&buf)
-	require.NoError(t, w.Write(outageRecord()))
-	require.NoError(t, w.Write(fleettest.Sample("https://b.example", now)))
-	require.NoError(t, w.Close())
-	valid := buf.Bytes()
+	valid := stream(t, outageRecord(), fleettest.Sample("https://b.example", now))
 	for i := range valid {
 		_, err := cache.ReadStream(bytes.NewReader(valid[:i]))
 		require.ErrorIs(t, err, cache.ErrMalformedRecord, "cut at %d", i)
@@ -249,16 +256,7 @@ func TestStreamRefuses(t *testing.T) {
 	_, err = cache.ReadStream(io.MultiReader(bytes.NewReader(valid[:40]), iotest.ErrReader(boom)))
 	assert.ErrorIs(t, err, boom)
 	assert.NotErrorIs(t, err, cache.ErrMalformedRecord)
-
-	// A writer's error is the Writer's, and sticks.
-	w = cache.NewStreamWriter(errWriter{boom})
-	w.Write(outageRecord())
-	assert.ErrorIs(t, w.Close(), boom)
 }
-
-type errWriter struct{ err error }
-
-func (w errWriter) Write([]byte) (int, error) { return 0, w.err }
 
 // recordSeeds are encodings to start fuzzing from: records of every class,
 // and records of real robots.txt files.
@@ -306,12 +304,7 @@ func FuzzRecord(f *testing.F) {
 // FuzzStream reads fuzzed export streams: never a panic, and a stream that
 // reads holds records that write back to the same stream.
 func FuzzStream(f *testing.F) {
-	var buf bytes.Buffer
-	w := cache.NewStreamWriter(&buf)
-	w.Write(outageRecord())
-	w.Write(fleettest.Sample("https://a.example", now))
-	w.Close()
-	f.Add(buf.Bytes())
+	f.Add(stream(f, outageRecord(), fleettest.Sample("https://a.example", now)))
 	f.Add([]byte("robots-cache\x01\x00\x00"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		recs, err := cache.ReadStream(bytes.NewReader(data))
@@ -321,15 +314,7 @@ func FuzzStream(f *testing.F) {
 			}
 			return
 		}
-		var again bytes.Buffer
-		w := cache.NewStreamWriter(&again)
-		for _, r := range recs {
-			if err := w.Write(r); err != nil {
-				t.Fatal(err)
-			}
-		}
-		w.Close()
-		if !bytes.Equal(again.Bytes(), data) {
+		if again := stream(t, recs...); !bytes.Equal(again, data) {
 			t.Fatal("a stream that reads writes back differently")
 		}
 	})

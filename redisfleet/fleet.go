@@ -31,6 +31,7 @@ package redisfleet
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"strconv"
@@ -49,7 +50,7 @@ const (
 	// DefaultTimeout bounds each Redis operation.
 	DefaultTimeout = 500 * time.Millisecond
 	// DefaultMaxLease is the longest lease granted, whatever a Client
-	// asks: far above a Client's (FetchTimeout + cache.LeaseMargin, 35 s
+	// asks: far above a Client's (FetchTimeout + 5 s, 35 s
 	// by default), it only keeps an absurd request from blocking a site.
 	DefaultMaxLease = 5 * time.Minute
 	// DefaultMaxRecordBytes is the longest record read from Redis: enough
@@ -72,7 +73,7 @@ type Options struct {
 	Timeout time.Duration
 	// MaxLease bounds the leases granted, whatever a Client asks; zero or
 	// negative means DefaultMaxLease. Keep it above every Client's
-	// FetchTimeout plus cache.LeaseMargin.
+	// FetchTimeout plus 5 s.
 	MaxLease time.Duration
 	// MaxRecordBytes bounds the records read from and written to Redis;
 	// a longer one in Redis is removed, a longer one to publish is not
@@ -262,7 +263,7 @@ func (f *Fleet) Acquire(ctx context.Context, key string, now time.Time, ttl time
 		return cache.Grant{}, err
 	}
 	ttl = min(max(ttl, time.Millisecond), f.maxLease)
-	token := cache.NewToken()
+	token := rand.Text()
 	r, err := do(ctx, f, func(ctx context.Context) (acquireReply, error) {
 		res, err := acquireScript.Run(ctx, f.rdb, keys, now.UnixMilli(), ttl.Milliseconds(), token, f.maxRecord).Slice()
 		if err != nil {

@@ -10,8 +10,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/crawlkit/robots/cache"
 	"github.com/crawlkit/robots/fetch"
+	"github.com/crawlkit/robots/internal/freshness"
 	"github.com/crawlkit/robots/parser"
 	"github.com/crawlkit/robots/status"
 )
@@ -116,9 +116,9 @@ func show(w io.Writer, res *fetch.Result, out status.Outcome, limit int) {
 	case out.Unreachable() && !out.RetryAfter.IsZero():
 		row("retry after", "%s (Retry-After)", out.RetryAfter.UTC().Format(time.RFC3339))
 	case out.Unreachable():
-		row("retry after", "%s (backoff: 1 min, doubling to 1 h)", res.End.Add(cache.MinBackoff).UTC().Format(time.RFC3339))
+		row("retry after", "%s (backoff: 1 min, doubling to 1 h)", res.End.Add(freshness.MinBackoff).UTC().Format(time.RFC3339))
 	default:
-		lt := cache.LifetimeOf(res.Header, res.End, time.Minute)
+		lt := freshness.LifetimeOf(res.Header, res.End, time.Minute)
 		clamped := ""
 		if lt.Clamped {
 			clamped = ", clamped to [1 min, 24 h]"

@@ -1,34 +1,30 @@
-// Package cache remembers what each authority's robots.txt said, for how
-// long, and how politely to ask again; and shares it between processes.
+// Package engine is the cache behind robots.Client: it decides how long
+// each authority's robots.txt answers, when to fetch it again, and how
+// politely; it runs the fetches, one per authority at a time, and shares
+// their records with other processes through a cache.Fleet.
 //
-// A Record is one authority's fetch outcome as plain data: it encodes
-// (MarshalBinary, export streams) and moves between processes through a
-// Fleet. Policy.Next computes the record that follows a fetch: freshness
-// from the caching headers, backoff, the good copy kept through an outage,
-// 304 renewals. A Cache holds, per authority, the Record and a value derived
-// from it (package robots derives compiled rules; a value that grows later,
-// as rules compiled for more agents do, is counted again through Resize),
-// in three tiers:
+// Policy.Next computes the cache.Record that follows a fetch: freshness from
+// the caching headers, backoff, the good copy kept through an outage, 304
+// renewals. A Cache holds, per authority, the Record and a value derived
+// from it (package robots derives compiled rules), in three tiers:
 //
 //   - local: a byte-bounded LRU whose hits take no lock and allocate nothing;
 //   - politeness: the outage state of authorities that fail, kept apart so
 //     that it survives the eviction of their records;
 //   - fleet (optional): records and fetch leases shared by processes.
 //
-// A Cache runs at most one fetch per authority at a time. When a held entry
-// expires, callers keep getting it while one background refresh runs (for at
-// most a grace period); only callers of an authority with nothing to serve
-// wait. Invalidate and Put start a new generation: a fetch begun before them
-// never becomes current.
+// When a held entry expires, callers keep getting it while one background
+// refresh runs (for at most a grace period); only callers of an authority
+// with nothing to serve wait. Invalidate and Put start a new generation: a
+// fetch begun before them never becomes current.
 //
-// The cache decides how long things last and when to fetch; it knows
-// nothing of rules or matching, and makes no HTTP request itself: the
-// fetch, and the derivation of values, are its caller's.
+// The engine knows nothing of rules or matching, and makes no HTTP request
+// itself: the fetch, and the derivation of values, are its caller's.
 //
 // Non-goals: expiry in the background (entries expire when read, and a
 // refresh ends by itself: nothing to Close), and eviction policies other
 // than least recently used.
-package cache
+package engine
 
 import (
 	"context"
@@ -39,6 +35,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/crawlkit/robots/cache"
+	"github.com/crawlkit/robots/internal/freshness"
 	"github.com/crawlkit/robots/status"
 )
 
@@ -52,7 +50,7 @@ type Config[V Sizer] struct {
 	Outages int
 
 	// Fleet, when set, is the tier shared with other processes.
-	Fleet Fleet
+	Fleet cache.Fleet
 	// FleetTimeout bounds each operation on the fleet; zero means
 	// DefaultFleetTimeout.
 	FleetTimeout time.Duration
@@ -68,7 +66,7 @@ type Config[V Sizer] struct {
 
 	// MaxBody is the largest body accepted in a record from outside the
 	// process (a fleet, Seed): the body cap of this process's fetches. Zero
-	// means MaxBodyBytes.
+	// means cache.MaxBodyBytes.
 	MaxBody int64
 
 	// Policy computes records; Fetch normally uses it, and the Cache does
@@ -87,12 +85,12 @@ type Config[V Sizer] struct {
 	// caller's hook sees the cache as its callers will. Fetch runs in a
 	// flight of its own, at most one per key at a time, detached from every
 	// caller. A panic, or a nil record, counts as a failed fetch.
-	Fetch func(ctx context.Context, key string, held *Record) (*Record, func())
+	Fetch func(ctx context.Context, key string, held *cache.Record) (*cache.Record, func())
 
 	// Derive returns the value to answer with from rec. held is the entry
 	// rec replaces, if any, whose value Derive may reuse. A panic is
 	// contained: the record then counts as a failed fetch.
-	Derive func(rec *Record, held *Entry[V]) V
+	Derive func(rec *cache.Record, held *Entry[V]) V
 
 	// Logger receives contained panics and fleet failures; nil means
 	// silent.
@@ -177,7 +175,7 @@ func New[V Sizer](cfg Config[V]) *Cache[V] {
 		cfg.FleetTimeout = DefaultFleetTimeout
 	}
 	if cfg.MaxBody <= 0 {
-		cfg.MaxBody = MaxBodyBytes
+		cfg.MaxBody = cache.MaxBodyBytes
 	}
 	c := &Cache[V]{
 		cfg:     cfg,
@@ -198,7 +196,7 @@ func New[V Sizer](cfg Config[V]) *Cache[V] {
 
 // Lookup returns key's entry for a caller: the fresh one held; else, while
 // a refresh runs, the expired one (until the refresh has run for the grace
-// period, and only if it is at most DefaultLifetime old or the authority is
+// period, and only if it is at most freshness.DefaultLifetime old or the authority is
 // unreachable, RFC 9309 §2.4); else the outcome of the fetch, once it is
 // there. It also returns the time the entry is to be judged at. ctx bounds
 // only this caller's wait, never the fetch; the error is ctx's, or, should
@@ -270,11 +268,11 @@ func (c *Cache[V]) miss(ctx context.Context, key string, held *Entry[V], now tim
 }
 
 // servable reports whether r may answer past its freshness while it is
-// refreshed: it is at most DefaultLifetime old (RFC 9309 §2.4: a crawler
+// refreshed: it is at most freshness.DefaultLifetime old (RFC 9309 §2.4: a crawler
 // should not use a cached robots.txt for more than 24 hours), or it stands
 // for an outage, which keeps its answer until the authority answers.
-func servable(r *Record, now time.Time) bool {
-	return r.Unreachable() || now.Sub(r.FetchedAt) <= DefaultLifetime
+func servable(r *cache.Record, now time.Time) bool {
+	return r.Unreachable() || now.Sub(r.FetchedAt) <= freshness.DefaultLifetime
 }
 
 // join returns the flight of key, starting one if none runs. Without a
@@ -322,7 +320,7 @@ func (c *Cache[V]) run(key string, fl *flight[V]) {
 		fl.entry = held
 		return
 	}
-	var heldRec *Record
+	var heldRec *cache.Record
 	if held != nil {
 		heldRec = held.Record
 	} else if o, ok := c.outages.get(key); ok {
@@ -344,7 +342,7 @@ func (c *Cache[V]) run(key string, fl *flight[V]) {
 }
 
 // failed returns the record of a fetch of key that failed unexpectedly.
-func (c *Cache[V]) failed(key string, held *Record) *Record {
+func (c *Cache[V]) failed(key string, held *cache.Record) *cache.Record {
 	now := c.cfg.Now()
 	return c.cfg.Policy.Next(key, held, nil, status.Classify(nil, now), now)
 }
@@ -394,7 +392,7 @@ func (c *Cache[V]) supersede(key string) {
 }
 
 // derive makes the entry of rec, containing a panic of Config.Derive.
-func (c *Cache[V]) derive(rec *Record, held *Entry[V]) (e *Entry[V], err error) {
+func (c *Cache[V]) derive(rec *cache.Record, held *Entry[V]) (e *Entry[V], err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			c.panics.Add(1)
@@ -407,7 +405,7 @@ func (c *Cache[V]) derive(rec *Record, held *Entry[V]) (e *Entry[V], err error) 
 
 // obtain returns the record that follows held for key: from the fleet, or
 // from a fetch, with what to run once it is stored.
-func (c *Cache[V]) obtain(key string, held *Record, fl *flight[V]) (*Record, func()) {
+func (c *Cache[V]) obtain(key string, held *cache.Record, fl *flight[V]) (*cache.Record, func()) {
 	if c.cfg.Fleet == nil {
 		c.acquireSlot()
 		defer c.releaseSlot()
@@ -421,7 +419,7 @@ func (c *Cache[V]) obtain(key string, held *Record, fl *flight[V]) (*Record, fun
 
 // fetch runs Config.Fetch; the caller holds a slot. A panic or a nil
 // record is a failed fetch.
-func (c *Cache[V]) fetch(key string, held *Record) (rec *Record, after func()) {
+func (c *Cache[V]) fetch(key string, held *cache.Record) (rec *cache.Record, after func()) {
 	defer func() {
 		if p := recover(); p != nil {
 			c.panics.Add(1)
@@ -472,7 +470,7 @@ func (c *Cache[V]) releaseSlot() {
 
 // Held returns the record held for key, fresh or not: the local tier's, or
 // the record of its outage; nil when there is none.
-func (c *Cache[V]) Held(key string) *Record {
+func (c *Cache[V]) Held(key string) *cache.Record {
 	if e, ok := c.local.get(key); ok {
 		return e.Record
 	}
@@ -485,7 +483,7 @@ func (c *Cache[V]) Held(key string) *Record {
 // Put stores rec for key as current, whatever is held or under way: a
 // flight already running for key will not store its result. It fails only
 // when deriving the value panics.
-func (c *Cache[V]) Put(key string, rec *Record) error {
+func (c *Cache[V]) Put(key string, rec *cache.Record) error {
 	key = strings.Clone(key) // kept: it must not hold the caller's string alive
 	held, _ := c.local.get(key)
 	e, err := c.derive(rec, held)
@@ -520,14 +518,14 @@ func (c *Cache[V]) Resize(key string) bool {
 // under way. Their times stand: a fresh one answers until its freshness
 // ends, an expired one is refetched. A record whose body is larger than
 // MaxBody is refused: Seed then returns an error wrapping
-// ErrMalformedRecord and adds nothing, as it does when deriving a value
+// cache.ErrMalformedRecord and adds nothing, as it does when deriving a value
 // fails. It returns how many records the local tier or the politeness table
 // took.
-func (c *Cache[V]) Seed(recs []*Record) (int, error) {
+func (c *Cache[V]) Seed(recs []*cache.Record) (int, error) {
 	var entries []*Entry[V]
 	for _, r := range recs {
 		if int64(len(r.Body)) > c.cfg.MaxBody || r.Good != nil && int64(len(r.Good.Body)) > c.cfg.MaxBody {
-			return 0, fmt.Errorf("%w: the record of %q holds a body over the cap of %d bytes", ErrMalformedRecord, r.Authority, c.cfg.MaxBody)
+			return 0, fmt.Errorf("%w: the record of %q holds a body over the cap of %d bytes", cache.ErrMalformedRecord, r.Authority, c.cfg.MaxBody)
 		}
 	}
 	for _, r := range recs {
@@ -557,7 +555,7 @@ func (c *Cache[V]) Seed(recs []*Record) (int, error) {
 
 // isNewer reports whether r was fetched after what is held for its
 // authority.
-func (c *Cache[V]) isNewer(r *Record) bool {
+func (c *Cache[V]) isNewer(r *cache.Record) bool {
 	if cur, ok := c.local.get(r.Authority); ok && !cur.Record.FetchedAt.Before(r.FetchedAt) {
 		return false
 	}
@@ -580,10 +578,10 @@ func (c *Cache[V]) Invalidate(key string) {
 // Records returns every record held: the local tier's, least recently used
 // first, then, for authorities whose record was evicted, the record of
 // their outage.
-func (c *Cache[V]) Records() []*Record {
+func (c *Cache[V]) Records() []*cache.Record {
 	keys, entries := c.local.snapshot()
 	held := make(map[string]bool, len(keys))
-	out := make([]*Record, 0, len(entries))
+	out := make([]*cache.Record, 0, len(entries))
 	for i, e := range entries {
 		held[keys[i]] = true
 		out = append(out, e.Record)

@@ -1,4 +1,4 @@
-package cache
+package engine
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/crawlkit/robots/cache"
+	"github.com/crawlkit/robots/internal/freshness"
 	"github.com/crawlkit/robots/status"
 )
 
@@ -61,7 +63,7 @@ func TestClockBefore(t *testing.T) {
 	var c clock
 	now := time.Now()
 	var deadlines []time.Time
-	for _, d := range []time.Duration{-time.Hour, -time.Second, -time.Millisecond, time.Millisecond, time.Second, time.Hour, DefaultLifetime} {
+	for _, d := range []time.Duration{-time.Hour, -time.Second, -time.Millisecond, time.Millisecond, time.Second, time.Hour, freshness.DefaultLifetime} {
 		deadlines = append(deadlines, now.Add(d), now.Round(0).Add(d))
 	}
 	deadlines = append(deadlines, time.Time{}, time.Unix(0, 0), time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC),
@@ -106,13 +108,13 @@ func TestHit(t *testing.T) {
 	newCache := func(clk func() time.Time) *Cache[blob] {
 		return New(Config[blob]{
 			Bytes: 1 << 20, Grace: time.Second, Now: clk,
-			Fetch:  func(context.Context, string, *Record) (*Record, func()) { panic("no fetch in this test") },
-			Derive: func(*Record, *Entry[blob]) blob { return nil },
+			Fetch:  func(context.Context, string, *cache.Record) (*cache.Record, func()) { panic("no fetch in this test") },
+			Derive: func(*cache.Record, *Entry[blob]) blob { return nil },
 		})
 	}
 	c := newCache(nil)
-	rec := func(key string, until time.Time) *Record {
-		return &Record{Authority: key, Class: status.Success, Body: []byte("x"), FetchedAt: now.Add(-time.Minute), FreshUntil: until}
+	rec := func(key string, until time.Time) *cache.Record {
+		return &cache.Record{Authority: key, Class: status.Success, Body: []byte("x"), FetchedAt: now.Add(-time.Minute), FreshUntil: until}
 	}
 	tests := []struct {
 		key   string

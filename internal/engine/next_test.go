@@ -1,4 +1,4 @@
-package cache_test
+package engine_test
 
 import (
 	"net/http"
@@ -10,10 +10,12 @@ import (
 
 	"github.com/crawlkit/robots/cache"
 	"github.com/crawlkit/robots/fetch"
+	"github.com/crawlkit/robots/internal/engine"
+	"github.com/crawlkit/robots/internal/freshness"
 	"github.com/crawlkit/robots/status"
 )
 
-var policy = cache.Policy{MinTTL: time.Minute, Jitter: func() float64 { return 0.5 }}
+var policy = engine.Policy{MinTTL: time.Minute, Jitter: func() float64 { return 0.5 }}
 
 const key = "https://example.com"
 
@@ -121,14 +123,14 @@ func TestNextOutage(t *testing.T) {
 	assert.Equal(t, now.Add(25*time.Hour), first.UnreachableSince)
 	assert.Same(t, good, first.Good)
 	assert.Nil(t, first.Body)
-	assert.Equal(t, now.Add(25*time.Hour+cache.Backoff(1, 0.5)), first.FreshUntil)
+	assert.Equal(t, now.Add(25*time.Hour+freshness.Backoff(1, 0.5)), first.FreshUntil)
 	assert.Equal(t, fetch.Validators{ETag: `"v1"`}, first.Validators(), "refetches revalidate the good copy")
 
 	second := next(first, result(500, ""), now.Add(26*time.Hour))
 	assert.Equal(t, 2, second.Failures)
 	assert.Equal(t, first.UnreachableSince, second.UnreachableSince, "the outage's start stays")
 	assert.Same(t, good, second.Good)
-	assert.Equal(t, now.Add(26*time.Hour+cache.Backoff(2, 0.5)), second.FreshUntil)
+	assert.Equal(t, now.Add(26*time.Hour+freshness.Backoff(2, 0.5)), second.FreshUntil)
 
 	// Retry-After, not backoff (RFC 9110 §10.2.3).
 	third := next(second, result(429, "", "Retry-After", "7200"), now.Add(27*time.Hour))

@@ -1,9 +1,11 @@
-package cache
+package engine
 
 import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/crawlkit/robots/cache"
 
 	"github.com/hashicorp/golang-lru/v2/simplelru"
 
@@ -32,7 +34,7 @@ type Outage struct {
 }
 
 // outageOf returns the outage r is in, and whether it is in one.
-func outageOf(r *Record) (Outage, bool) {
+func outageOf(r *cache.Record) (Outage, bool) {
 	if r == nil || !r.Unreachable() {
 		return Outage{}, false
 	}
@@ -41,8 +43,8 @@ func outageOf(r *Record) (Outage, bool) {
 
 // Record returns the record the outage of key stands for when nothing else
 // is known: unreachable, with no good copy.
-func (o Outage) Record(key string) *Record {
-	return &Record{Authority: key, URL: key + "/robots.txt", FinalURL: key + "/robots.txt",
+func (o Outage) Record(key string) *cache.Record {
+	return &cache.Record{Authority: key, URL: key + "/robots.txt", FinalURL: key + "/robots.txt",
 		Class: status.Unreachable, Outcome: "unreachable (politeness state kept after eviction)",
 		FetchedAt: o.Last, FreshUntil: o.NextRetry, Failures: max(o.Failures, 1), UnreachableSince: o.Since}
 }
@@ -62,7 +64,7 @@ type outage struct {
 }
 
 func compact(o Outage) outage {
-	return outage{since: o.Since.UnixNano(), last: o.Last.UnixNano(), next: o.NextRetry.UnixNano(), failures: int32(min(o.Failures, maxFailures))}
+	return outage{since: o.Since.UnixNano(), last: o.Last.UnixNano(), next: o.NextRetry.UnixNano(), failures: int32(min(o.Failures, cache.MaxFailures))}
 }
 
 func (o outage) expand() Outage {
@@ -86,7 +88,7 @@ func (p *politeness) get(key string) (Outage, bool) {
 }
 
 // note records the politeness state r leaves for key: its outage, or none.
-func (p *politeness) note(key string, r *Record) {
+func (p *politeness) note(key string, r *cache.Record) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	o, ok := outageOf(r)

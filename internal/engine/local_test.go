@@ -1,4 +1,4 @@
-package cache
+package engine
 
 import (
 	"fmt"
@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/crawlkit/robots/cache"
 	"github.com/crawlkit/robots/internal/sharedtest"
 	"github.com/crawlkit/robots/status"
 )
@@ -23,7 +24,7 @@ type blob []byte
 func (b blob) Size() int64 { return int64(cap(b)) + 24 }
 
 func entryOf(key string, n int) *Entry[blob] {
-	return &Entry[blob]{Record: &Record{Authority: key, Class: status.Empty}, Value: make(blob, n)}
+	return &Entry[blob]{Record: &cache.Record{Authority: key, Class: status.Empty}, Value: make(blob, n)}
 }
 
 func TestLocalPutGetDelete(t *testing.T) {
@@ -162,8 +163,8 @@ func TestLocalConcurrentUse(t *testing.T) {
 
 func TestPoliteness(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	out := func(key string, failures int) *Record {
-		return &Record{Authority: key, Class: status.Unreachable, Failures: failures, UnreachableSince: now.Add(-time.Hour),
+	out := func(key string, failures int) *cache.Record {
+		return &cache.Record{Authority: key, Class: status.Unreachable, Failures: failures, UnreachableSince: now.Add(-time.Hour),
 			FetchedAt: now, FreshUntil: now.Add(2 * time.Minute)}
 	}
 	p := newPoliteness(3)
@@ -175,10 +176,11 @@ func TestPoliteness(t *testing.T) {
 	rec := o.Record("a")
 	assert.True(t, rec.Unreachable())
 	assert.Equal(t, now.Add(2*time.Minute), rec.FreshUntil)
-	assert.NoError(t, rec.validate(true), "an outage's record is a valid record")
+	_, err := rec.MarshalBinary()
+	assert.NoError(t, err, "an outage's record is a valid record")
 	assert.NoError(t, rec.Check(now))
 
-	p.note("a", &Record{Authority: "a", Class: status.Success, Body: []byte("x")})
+	p.note("a", &cache.Record{Authority: "a", Class: status.Success, Body: []byte("x")})
 	_, ok = p.get("a")
 	assert.False(t, ok, "a success ends the outage")
 
@@ -203,7 +205,7 @@ func TestPolitenessEntrySize(t *testing.T) {
 		keys[i] = fmt.Sprintf("https://host-%d.example", i)
 	}
 	p := newPoliteness(n)
-	rec := &Record{Authority: "x", Class: status.Unreachable, Failures: 1, UnreachableSince: time.Now(), FreshUntil: time.Now()}
+	rec := &cache.Record{Authority: "x", Class: status.Unreachable, Failures: 1, UnreachableSince: time.Now(), FreshUntil: time.Now()}
 	_, kept := sharedtest.Memory(func() {
 		for _, k := range keys {
 			p.note(k, rec)
@@ -258,7 +260,7 @@ type growing struct{ n atomic.Int64 }
 func (g *growing) Size() int64 { return 24 + g.n.Load() }
 
 func grownEntry(key string, g *growing) *Entry[*growing] {
-	return &Entry[*growing]{Record: &Record{Authority: key, Class: status.Empty}, Value: g}
+	return &Entry[*growing]{Record: &cache.Record{Authority: key, Class: status.Empty}, Value: g}
 }
 
 // held returns the bytes the entries held weigh now, measured afresh.

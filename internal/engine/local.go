@@ -1,9 +1,11 @@
-package cache
+package engine
 
 import (
 	"math"
 	"sync"
 	"sync/atomic"
+
+	"github.com/crawlkit/robots/cache"
 
 	"github.com/hashicorp/golang-lru/v2/simplelru"
 )
@@ -18,14 +20,14 @@ type Sizer interface {
 	Size() int64
 }
 
-// Entry is what the local tier holds for one authority: its Record and the
+// Entry is what the local tier holds for one authority: its cache.Record and the
 // value a process derives from it to answer with, such as compiled rules.
 // An Entry is immutable once stored; its Value may grow (see Sizer).
 type Entry[V Sizer] struct {
-	Record *Record
+	Record *cache.Record
 	Value  V
 
-	fresh deadline // Record.FreshUntil, for Cache.Hit
+	fresh deadline // cache.Record.FreshUntil, for Cache.Hit
 }
 
 // entryOverhead is what the local tier spends on an entry besides its

@@ -1,13 +1,15 @@
-package cache
+package engine
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/crawlkit/robots/cache"
 )
 
-// The fleet protocol: how a flight obtains its record when a Fleet is set.
+// The fleet protocol: how a flight obtains its record when a cache.Fleet is set.
 
 // Polling bounds of a process waiting for another's publication.
 const (
@@ -23,7 +25,7 @@ var errWaitedTooLong = errors.New("no record published within two fetch leases")
 // with the lease, a fetch, published; or, while another process holds the
 // lease, its publication, polled for until the lease runs out (then it takes
 // over). Any failure of the fleet falls back to a fetch of this process.
-func (c *Cache[V]) viaFleet(key string, held *Record, fl *flight[V]) (*Record, func()) {
+func (c *Cache[V]) viaFleet(key string, held *cache.Record, fl *flight[V]) (*cache.Record, func()) {
 	slot := false // whether this flight holds a fetch slot
 	defer func() {
 		if slot {
@@ -89,7 +91,7 @@ func (c *Cache[V]) viaFleet(key string, held *Record, fl *flight[V]) (*Record, f
 }
 
 // fallback fetches key in this process after the fleet failed with err.
-func (c *Cache[V]) fallback(key string, held *Record, slot *bool, err error) (*Record, func()) {
+func (c *Cache[V]) fallback(key string, held *cache.Record, slot *bool, err error) (*cache.Record, func()) {
 	if !errors.Is(err, errWaitedTooLong) {
 		c.fleetErrors.Add(1)
 	}
@@ -106,7 +108,7 @@ func (c *Cache[V]) fallback(key string, held *Record, slot *bool, err error) (*R
 // superseded: a fetch begun before Invalidate or Put becomes current nowhere.
 // A publication that fails releases the lease too, so that the others need
 // not wait for it to run out.
-func (c *Cache[V]) share(key string, l Lease, rec *Record, fl *flight[V]) {
+func (c *Cache[V]) share(key string, l cache.Lease, rec *cache.Record, fl *flight[V]) {
 	c.mu.Lock()
 	superseded := fl.superseded
 	c.mu.Unlock()
@@ -118,7 +120,7 @@ func (c *Cache[V]) share(key string, l Lease, rec *Record, fl *flight[V]) {
 		return c.cfg.Fleet.Publish(ctx, l, rec, c.cfg.Now())
 	})
 	switch {
-	case errors.Is(err, ErrLeaseLost):
+	case errors.Is(err, cache.ErrLeaseLost):
 		c.leaseLost.Add(1)
 		c.log.Info("robots: fetch lease lost before publishing; the fleet keeps its record", "authority", key)
 	case err != nil:
@@ -130,7 +132,7 @@ func (c *Cache[V]) share(key string, l Lease, rec *Record, fl *flight[V]) {
 
 // offer serves rec, the fleet's stale record, to the callers of key while
 // another process refreshes it, when this process has no copy of its own.
-func (c *Cache[V]) offer(key string, rec *Record, fl *flight[V]) {
+func (c *Cache[V]) offer(key string, rec *cache.Record, fl *flight[V]) {
 	if fl.stale != nil || !servable(rec, c.cfg.Now()) {
 		return
 	}
@@ -146,7 +148,7 @@ func (c *Cache[V]) offer(key string, rec *Record, fl *flight[V]) {
 }
 
 // newer returns whichever of a and b was fetched last.
-func newer(a, b *Record) *Record {
+func newer(a, b *cache.Record) *cache.Record {
 	if a == nil || b != nil && b.FetchedAt.After(a.FetchedAt) {
 		return b
 	}
@@ -168,12 +170,12 @@ func (c *Cache[V]) fleetOp(op, key string, fn func(ctx context.Context) error) (
 	return fn(ctx)
 }
 
-// acquire runs Fleet.Acquire and holds its grant to the contract: a record
+// acquire runs cache.Fleet.Acquire and holds its grant to the contract: a record
 // that is trustworthy, fresh when granted as fresh, a holder whose lease
 // has not run out. A bad stale record that comes with the lease is dropped
 // (and the fetch that follows repairs the fleet); any other departure is an
 // error, after which the lease, if any, is released.
-func (c *Cache[V]) acquire(key string, now time.Time) (g Grant, err error) {
+func (c *Cache[V]) acquire(key string, now time.Time) (g cache.Grant, err error) {
 	err = c.fleetOp("acquire", key, func(ctx context.Context) error {
 		g, err = c.cfg.Fleet.Acquire(ctx, key, now, c.lease)
 		return err
@@ -210,7 +212,7 @@ func (c *Cache[V]) acquire(key string, now time.Time) (g Grant, err error) {
 	return g, err
 }
 
-func (c *Cache[V]) get(key string, now time.Time) (rec *Record, err error) {
+func (c *Cache[V]) get(key string, now time.Time) (rec *cache.Record, err error) {
 	err = c.fleetOp("get", key, func(ctx context.Context) error {
 		rec, err = c.cfg.Fleet.Get(ctx, key)
 		return err
@@ -224,17 +226,17 @@ func (c *Cache[V]) get(key string, now time.Time) (rec *Record, err error) {
 // checkShared reports why rec, read from the fleet for key at now, is not
 // to be trusted: another authority's record, a body over this process's
 // cap, or what Check refuses.
-func (c *Cache[V]) checkShared(rec *Record, key string, now time.Time) error {
+func (c *Cache[V]) checkShared(rec *cache.Record, key string, now time.Time) error {
 	switch {
 	case rec.Authority != key:
-		return fmt.Errorf("%w: the fleet's record for %q is about %q", ErrMalformedRecord, key, rec.Authority)
+		return fmt.Errorf("%w: the fleet's record for %q is about %q", cache.ErrMalformedRecord, key, rec.Authority)
 	case int64(len(rec.Body)) > c.cfg.MaxBody || rec.Good != nil && int64(len(rec.Good.Body)) > c.cfg.MaxBody:
-		return fmt.Errorf("%w: the fleet's record for %q holds a body over the cap of %d bytes", ErrMalformedRecord, key, c.cfg.MaxBody)
+		return fmt.Errorf("%w: the fleet's record for %q holds a body over the cap of %d bytes", cache.ErrMalformedRecord, key, c.cfg.MaxBody)
 	}
 	return rec.Check(now)
 }
 
-func (c *Cache[V]) release(l Lease) {
+func (c *Cache[V]) release(l cache.Lease) {
 	if err := c.fleetOp("release", l.Key, func(ctx context.Context) error { return c.cfg.Fleet.Release(ctx, l) }); err != nil {
 		c.fleetErrors.Add(1)
 		c.log.Warn("robots: releasing a fleet lease failed", "authority", l.Key, "err", err)

@@ -1,4 +1,4 @@
-package cache
+package engine
 
 import (
 	"math/rand/v2"
@@ -6,7 +6,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/crawlkit/robots/cache"
 	"github.com/crawlkit/robots/fetch"
+	"github.com/crawlkit/robots/internal/freshness"
 	"github.com/crawlkit/robots/status"
 )
 
@@ -14,7 +16,7 @@ import (
 // "Fetching and status" table of the project's DESIGN.md.
 type Policy struct {
 	// MinTTL is the shortest lifetime of a record, whatever its headers;
-	// it is clamped to [0, DefaultLifetime].
+	// it is clamped to [0, freshness.DefaultLifetime].
 	MinTTL time.Duration
 	// Jitter returns a uniform random number in [0, 1) for Backoff; nil
 	// means math/rand/v2.
@@ -35,7 +37,7 @@ type Policy struct {
 //   - a failure (429, 5xx, the network) extends the outage: one more
 //     failure, the outage's start kept, held's good copy kept, and the next
 //     attempt after Retry-After or Backoff.
-func (p Policy) Next(key string, held *Record, res *fetch.Result, out status.Outcome, now time.Time) *Record {
+func (p Policy) Next(key string, held *cache.Record, res *fetch.Result, out status.Outcome, now time.Time) *cache.Record {
 	var h http.Header
 	if res != nil {
 		h = res.Header
@@ -44,7 +46,7 @@ func (p Policy) Next(key string, held *Record, res *fetch.Result, out status.Out
 		if g := held.GoodCopy(); g != nil {
 			r := *g
 			r.Header = updateHeaders(g.Header, h)
-			r.FetchedAt, r.FreshUntil = now, now.Add(LifetimeOf(r.Header, now, p.MinTTL).TTL)
+			r.FetchedAt, r.FreshUntil = now, now.Add(freshness.LifetimeOf(r.Header, now, p.MinTTL).TTL)
 			return &r
 		}
 		// Validators are sent only with a copy held, so this cannot happen;
@@ -52,7 +54,7 @@ func (p Policy) Next(key string, held *Record, res *fetch.Result, out status.Out
 		out = status.Outcome{Verdict: status.DisallowAll, Class: status.Unreachable,
 			Reason: out.Reason + ", but no copy is held", StatusCode: out.StatusCode}
 	}
-	r := &Record{Authority: key, URL: key + "/robots.txt", StatusCode: out.StatusCode, Class: out.Class,
+	r := &cache.Record{Authority: key, URL: key + "/robots.txt", StatusCode: out.StatusCode, Class: out.Class,
 		Outcome: out.Reason, Header: keepHeaders(h), FetchedAt: now}
 	r.FinalURL = r.URL
 	if res != nil {
@@ -64,14 +66,14 @@ func (p Policy) Next(key string, held *Record, res *fetch.Result, out status.Out
 			// is the caller's to keep.
 			r.Body, r.Truncated = slices.Clone(res.Body), res.Truncated
 		}
-		r.FreshUntil = now.Add(LifetimeOf(h, now, p.MinTTL).TTL)
+		r.FreshUntil = now.Add(freshness.LifetimeOf(h, now, p.MinTTL).TTL)
 		return r
 	}
 	r.Class, r.Failures, r.UnreachableSince = status.Unreachable, 1, now
 	if held != nil {
 		r.Good = held.GoodCopy()
 		if held.Unreachable() {
-			r.Failures, r.UnreachableSince = min(held.Failures+1, maxFailures), held.UnreachableSince
+			r.Failures, r.UnreachableSince = min(held.Failures+1, cache.MaxFailures), held.UnreachableSince
 		}
 	}
 	if r.FreshUntil = out.RetryAfter; r.FreshUntil.IsZero() {
@@ -79,7 +81,7 @@ func (p Policy) Next(key string, held *Record, res *fetch.Result, out status.Out
 		if jitter == nil {
 			jitter = rand.Float64
 		}
-		r.FreshUntil = now.Add(Backoff(r.Failures, jitter()))
+		r.FreshUntil = now.Add(freshness.Backoff(r.Failures, jitter()))
 	}
 	return r
 }
@@ -95,9 +97,24 @@ func updateHeaders(stored, fresh http.Header) http.Header {
 	}
 	for k, vs := range keepHeaders(fresh) {
 		if out == nil {
-			out = make(http.Header, len(KeptHeaders))
+			out = make(http.Header, len(cache.KeptHeaders))
 		}
 		out[k] = vs
 	}
 	return out
+}
+
+// keepHeaders returns the kept headers of h, in a map of their own: a
+// record never shares memory with the response it came from.
+func keepHeaders(h http.Header) http.Header {
+	var kept http.Header
+	for _, k := range cache.KeptHeaders {
+		if vs := h.Values(k); len(vs) > 0 {
+			if kept == nil {
+				kept = make(http.Header, 2)
+			}
+			kept[k] = append([]string(nil), vs...)
+		}
+	}
+	return kept
 }

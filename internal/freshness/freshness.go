@@ -1,4 +1,8 @@
-package cache
+// Package freshness computes how long a robots.txt response stays fresh
+// (RFC 9111 as the project's design table reads it, within RFC 9309 §2.4's
+// 24 hours) and how long to back off from an authority that cannot be
+// reached. Pure functions: the time is the caller's.
+package freshness
 
 import (
 	"math/bits"

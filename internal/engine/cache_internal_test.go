@@ -1,4 +1,4 @@
-package cache
+package engine
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/crawlkit/robots/cache"
 	"github.com/crawlkit/robots/status"
 )
 
@@ -19,15 +20,15 @@ func TestKeepUndoesNothing(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	c := New(Config[blob]{
 		Bytes: 1 << 20, Grace: time.Second, Now: func() time.Time { return now },
-		Fetch:  func(context.Context, string, *Record) (*Record, func()) { panic("no fetch in this test") },
-		Derive: func(*Record, *Entry[blob]) blob { return nil },
+		Fetch:  func(context.Context, string, *cache.Record) (*cache.Record, func()) { panic("no fetch in this test") },
+		Derive: func(*cache.Record, *Entry[blob]) blob { return nil },
 	})
 	const key = "https://a.example"
-	down := &Record{Authority: key, Class: status.Unreachable, Failures: 2, UnreachableSince: now.Add(-time.Hour),
+	down := &cache.Record{Authority: key, Class: status.Unreachable, Failures: 2, UnreachableSince: now.Add(-time.Hour),
 		FetchedAt: now, FreshUntil: now.Add(time.Hour)}
 	for name, meanwhile := range map[string]func(){
 		"put": func() {
-			require.NoError(t, c.Put(key, &Record{Authority: key, Class: status.Success, Body: []byte("x"), FetchedAt: now, FreshUntil: now.Add(time.Hour)}))
+			require.NoError(t, c.Put(key, &cache.Record{Authority: key, Class: status.Success, Body: []byte("x"), FetchedAt: now, FreshUntil: now.Add(time.Hour)}))
 		},
 		"invalidate": func() { c.Invalidate(key) },
 	} {
@@ -60,10 +61,10 @@ func TestKeysAreCopied(t *testing.T) {
 	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	c := New(Config[blob]{
 		Bytes: 1 << 20, Grace: time.Second, Now: func() time.Time { return now },
-		Fetch: func(_ context.Context, key string, _ *Record) (*Record, func()) {
-			return &Record{Authority: key, Class: status.Success, Body: []byte("x"), FetchedAt: now, FreshUntil: now.Add(time.Hour)}, nil
+		Fetch: func(_ context.Context, key string, _ *cache.Record) (*cache.Record, func()) {
+			return &cache.Record{Authority: key, Class: status.Success, Body: []byte("x"), FetchedAt: now, FreshUntil: now.Add(time.Hour)}, nil
 		},
-		Derive: func(*Record, *Entry[blob]) blob { return nil },
+		Derive: func(*cache.Record, *Entry[blob]) blob { return nil },
 	})
 	url := "https://a.example/" + strings.Repeat("x", 8000)
 	within := func(s string) bool {
@@ -72,7 +73,7 @@ func TestKeysAreCopied(t *testing.T) {
 	}
 	_, _, _, err := c.Lookup(context.Background(), url[:len("https://a.example")])
 	require.NoError(t, err)
-	require.NoError(t, c.Put(url[:len("https://a.exam")], &Record{Authority: "https://a.exam", Class: status.Success, FetchedAt: now, FreshUntil: now.Add(time.Hour)}))
+	require.NoError(t, c.Put(url[:len("https://a.exam")], &cache.Record{Authority: "https://a.exam", Class: status.Success, FetchedAt: now, FreshUntil: now.Add(time.Hour)}))
 	keys, entries := c.local.snapshot()
 	require.Len(t, keys, 2)
 	for i, k := range keys {
@@ -88,12 +89,12 @@ func TestRefreshEndingMeanwhileAnswers(t *testing.T) {
 	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	c := New(Config[blob]{
 		Bytes: 1 << 20, Grace: 5 * time.Second, Now: func() time.Time { return now },
-		Fetch:  func(context.Context, string, *Record) (*Record, func()) { panic("no fetch in this test") },
-		Derive: func(*Record, *Entry[blob]) blob { return nil },
+		Fetch:  func(context.Context, string, *cache.Record) (*cache.Record, func()) { panic("no fetch in this test") },
+		Derive: func(*cache.Record, *Entry[blob]) blob { return nil },
 	})
 	const key = "https://a.example"
-	rec := func(at time.Time) *Record {
-		return &Record{Authority: key, Class: status.Success, Body: []byte("x"), FetchedAt: at, FreshUntil: at.Add(time.Hour)}
+	rec := func(at time.Time) *cache.Record {
+		return &cache.Record{Authority: key, Class: status.Success, Body: []byte("x"), FetchedAt: at, FreshUntil: at.Add(time.Hour)}
 	}
 	require.NoError(t, c.Put(key, rec(now.Add(-2*time.Hour))))
 	seen, _ := c.local.get(key) // what Lookup saw: expired
@@ -113,14 +114,14 @@ func TestRefreshEndingMeanwhileAnswers(t *testing.T) {
 func TestCacheResize(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	vals := map[string]*growing{}
-	rec := func(k string) *Record {
-		return &Record{Authority: k, Class: status.Success, FetchedAt: now, FreshUntil: now.Add(time.Hour)}
+	rec := func(k string) *cache.Record {
+		return &cache.Record{Authority: k, Class: status.Success, FetchedAt: now, FreshUntil: now.Add(time.Hour)}
 	}
 	one := sizeOf("https://a.example", &Entry[*growing]{Record: rec("https://a.example"), Value: &growing{}})
 	c := New(Config[*growing]{
 		Bytes: 2*one + one/2, Grace: time.Second, Now: func() time.Time { return now },
-		Fetch: func(context.Context, string, *Record) (*Record, func()) { panic("no fetch in this test") },
-		Derive: func(r *Record, _ *Entry[*growing]) *growing {
+		Fetch: func(context.Context, string, *cache.Record) (*cache.Record, func()) { panic("no fetch in this test") },
+		Derive: func(r *cache.Record, _ *Entry[*growing]) *growing {
 			vals[r.Authority] = &growing{}
 			return vals[r.Authority]
 		},

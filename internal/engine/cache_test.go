@@ -1,9 +1,10 @@
-package cache_test
+package engine_test
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -16,8 +17,13 @@ import (
 	"github.com/crawlkit/robots/cache"
 	"github.com/crawlkit/robots/cache/fleettest"
 	"github.com/crawlkit/robots/fetch"
+	"github.com/crawlkit/robots/internal/engine"
 	"github.com/crawlkit/robots/status"
 )
+
+var now = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+
+func httpDate(t time.Time) string { return t.UTC().Format(http.TimeFormat) }
 
 // No test leaves a flight running.
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -119,22 +125,22 @@ func bodyOf(rec *cache.Record) string {
 	return ""
 }
 
-func newCache(t *testing.T, o *origin, edit func(*cache.Config[*val])) *cache.Cache[*val] {
-	cfg := cache.Config[*val]{
+func newCache(t *testing.T, o *origin, edit func(*engine.Config[*val])) *engine.Cache[*val] {
+	cfg := engine.Config[*val]{
 		Bytes:  1 << 20,
 		Grace:  5 * time.Second,
 		Policy: policy,
 		Now:    o.clk.Now,
 		Fetch:  o.fetch,
-		Derive: func(rec *cache.Record, _ *cache.Entry[*val]) *val { return &val{body: bodyOf(rec)} },
+		Derive: func(rec *cache.Record, _ *engine.Entry[*val]) *val { return &val{body: bodyOf(rec)} },
 	}
 	if edit != nil {
 		edit(&cfg)
 	}
-	return cache.New(cfg)
+	return engine.New(cfg)
 }
 
-func lookup(t *testing.T, c *cache.Cache[*val], key string) (*cache.Entry[*val], cache.Served) {
+func lookup(t *testing.T, c *engine.Cache[*val], key string) (*engine.Entry[*val], engine.Served) {
 	t.Helper()
 	e, served, _, err := c.Lookup(context.Background(), key)
 	require.NoError(t, err)
@@ -182,14 +188,14 @@ func TestRefreshWhileServing(t *testing.T) {
 	o := newOrigin(clk)
 	c := newCache(t, o, nil)
 	first, served := lookup(t, c, keyA)
-	require.Equal(t, cache.Waited, served)
+	require.Equal(t, engine.Waited, served)
 	<-o.started
 
 	clk.Advance(2 * time.Minute) // max-age=60: expired
 	o.hold(2)
 	for range 20 {
 		e, served := lookup(t, c, keyA)
-		assert.Equal(t, cache.Stale, served)
+		assert.Equal(t, engine.Stale, served)
 		assert.Same(t, first, e)
 	}
 	<-o.started
@@ -197,7 +203,7 @@ func TestRefreshWhileServing(t *testing.T) {
 
 	// The grace ends with the refresh: a caller after the grace waits.
 	clk.Advance(5 * time.Second)
-	waited := make(chan *cache.Entry[*val])
+	waited := make(chan *engine.Entry[*val])
 	go func() {
 		e, _ := lookup(t, c, keyA)
 		waited <- e
@@ -210,7 +216,7 @@ func TestRefreshWhileServing(t *testing.T) {
 	e := <-waited
 	assert.Contains(t, e.Value.body, "/call-2")
 	e, served = lookup(t, c, keyA)
-	assert.Equal(t, cache.Hit, served)
+	assert.Equal(t, engine.Hit, served)
 	assert.Contains(t, e.Value.body, "/call-2")
 	assert.Equal(t, 2, o.fetches(keyA))
 }
@@ -230,7 +236,7 @@ func TestNoStaleAnswerPastADay(t *testing.T) {
 		o.release(2)
 	}()
 	e, served := lookup(t, c, keyA)
-	assert.Equal(t, cache.Waited, served)
+	assert.Equal(t, engine.Waited, served)
 	assert.Contains(t, e.Value.body, "/call-2")
 }
 
@@ -243,7 +249,7 @@ func TestGenerations(t *testing.T) {
 			o := newOrigin(clk)
 			c := newCache(t, o, nil)
 			o.hold(1)
-			old := make(chan *cache.Entry[*val])
+			old := make(chan *engine.Entry[*val])
 			go func() {
 				e, _ := lookup(t, c, keyA)
 				old <- e
@@ -253,7 +259,7 @@ func TestGenerations(t *testing.T) {
 			case "invalidate":
 				c.Invalidate(keyA)
 				e, served := lookup(t, c, keyA) // a new flight, fetched at once
-				assert.Equal(t, cache.Waited, served)
+				assert.Equal(t, engine.Waited, served)
 				assert.Contains(t, e.Value.body, "/call-2")
 				<-o.started
 			case "put":
@@ -263,7 +269,7 @@ func TestGenerations(t *testing.T) {
 			o.release(1)
 			assert.Contains(t, (<-old).Value.body, "/call-1", "the callers of the old fetch get its answer")
 			e, served := lookup(t, c, keyA)
-			assert.Equal(t, cache.Hit, served)
+			assert.Equal(t, engine.Hit, served)
 			assert.NotContains(t, e.Value.body, "/call-1", "but it is not stored")
 		})
 	}
@@ -274,7 +280,7 @@ func TestGenerations(t *testing.T) {
 func TestMaxFetches(t *testing.T) {
 	clk := &clock{t: now}
 	o := newOrigin(clk)
-	c := newCache(t, o, func(cfg *cache.Config[*val]) { cfg.MaxFetches = 1 })
+	c := newCache(t, o, func(cfg *engine.Config[*val]) { cfg.MaxFetches = 1 })
 	o.hold(1)
 	a := make(chan struct{})
 	go func() {
@@ -296,7 +302,7 @@ func TestMaxFetches(t *testing.T) {
 
 	// A refresh queued for a slot has not started: its grace has not begun,
 	// however long the queue, and callers keep getting the copy held.
-	served := func(key string) cache.Served { // bounded: a regression fails, never hangs
+	served := func(key string) engine.Served { // bounded: a regression fails, never hangs
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_, served, _, err := c.Lookup(ctx, key)
@@ -305,11 +311,11 @@ func TestMaxFetches(t *testing.T) {
 	}
 	clk.Advance(2 * time.Minute) // both expired
 	o.hold(3)
-	require.Equal(t, cache.Stale, served(keyA))
+	require.Equal(t, engine.Stale, served(keyA))
 	require.Equal(t, keyA, <-o.started) // A's refresh holds the slot
-	require.Equal(t, cache.Stale, served(keyB), "B's refresh is queued")
+	require.Equal(t, engine.Stale, served(keyB), "B's refresh is queued")
 	clk.Advance(time.Minute) // far past the grace
-	assert.Equal(t, cache.Stale, served(keyB), "still queued: still served")
+	assert.Equal(t, engine.Stale, served(keyB), "still queued: still served")
 	o.release(3)
 	assert.Equal(t, keyB, <-o.started)
 	afterGrace(t, clk, c, keyB)
@@ -326,7 +332,7 @@ func TestPolitenessSurvivesEviction(t *testing.T) {
 		}
 		return file(key, string(make([]byte, 3000)), "Cache-Control", "max-age=3600")
 	}
-	c := newCache(t, o, func(cfg *cache.Config[*val]) { cfg.Bytes = 8 << 10 })
+	c := newCache(t, o, func(cfg *engine.Config[*val]) { cfg.Bytes = 8 << 10 })
 	e, _ := lookup(t, c, keyA)
 	require.True(t, e.Record.Unreachable())
 	for i := range 10 {
@@ -339,14 +345,14 @@ func TestPolitenessSurvivesEviction(t *testing.T) {
 
 	clk.Advance(119 * time.Second)
 	e, served := lookup(t, c, keyA)
-	assert.Equal(t, cache.Hit, served, "answered from the outage, without a fetch")
+	assert.Equal(t, engine.Hit, served, "answered from the outage, without a fetch")
 	assert.True(t, e.Record.Unreachable())
 	assert.Equal(t, now.Add(2*time.Minute), e.Record.FreshUntil)
 	assert.Equal(t, 1, o.fetches(keyA))
 
 	clk.Advance(time.Second)
 	_, served = lookup(t, c, keyA)
-	assert.Equal(t, cache.Stale, served, "the outage's answer stands while the retry runs")
+	assert.Equal(t, engine.Stale, served, "the outage's answer stands while the retry runs")
 	assert.Equal(t, keyA, <-o.started, "the retry time has come")
 	e = afterGrace(t, clk, c, keyA)
 	assert.Equal(t, 2, e.Record.Failures, "and the outage went on counting")
@@ -355,11 +361,11 @@ func TestPolitenessSurvivesEviction(t *testing.T) {
 
 // afterGrace moves past the grace of a refresh under way and returns the
 // entry it leads to: a lookup then waits for it.
-func afterGrace(t *testing.T, clk *clock, c *cache.Cache[*val], key string) *cache.Entry[*val] {
+func afterGrace(t *testing.T, clk *clock, c *engine.Cache[*val], key string) *engine.Entry[*val] {
 	t.Helper()
 	clk.Advance(5 * time.Second)
 	e, served := lookup(t, c, key)
-	require.NotEqual(t, cache.Stale, served)
+	require.NotEqual(t, engine.Stale, served)
 	return e
 }
 
@@ -377,8 +383,8 @@ func TestPanicsContained(t *testing.T) {
 	o.answer = func(key string, _ *cache.Record, _ int) *fetch.Result {
 		return file(key, "User-agent: *\nDisallow: /\n")
 	}
-	c = newCache(t, o, func(cfg *cache.Config[*val]) {
-		cfg.Derive = func(rec *cache.Record, _ *cache.Entry[*val]) *val {
+	c = newCache(t, o, func(cfg *engine.Config[*val]) {
+		cfg.Derive = func(rec *cache.Record, _ *engine.Entry[*val]) *val {
 			if rec.Class == status.Success {
 				panic("parser bug")
 			}
@@ -389,8 +395,8 @@ func TestPanicsContained(t *testing.T) {
 	assert.True(t, e.Record.Unreachable(), "a record that cannot be derived counts as a failed fetch")
 	assert.Equal(t, uint64(1), c.Stats().Panics)
 
-	c = newCache(t, o, func(cfg *cache.Config[*val]) {
-		cfg.Derive = func(*cache.Record, *cache.Entry[*val]) *val { panic("always") }
+	c = newCache(t, o, func(cfg *engine.Config[*val]) {
+		cfg.Derive = func(*cache.Record, *engine.Entry[*val]) *val { panic("always") }
 	})
 	_, _, _, err := c.Lookup(context.Background(), keyB)
 	assert.ErrorContains(t, err, "panicked", "nothing derives: the error says why")
@@ -410,7 +416,7 @@ func TestSeedAndRecords(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 2, n, "the record older than the one held is not added")
 	e, served := lookup(t, c, keyB)
-	assert.Equal(t, cache.Hit, served, "a seeded fresh record answers without a fetch")
+	assert.Equal(t, engine.Hit, served, "a seeded fresh record answers without a fetch")
 	assert.Equal(t, string(newer.Body), e.Value.body)
 	assert.Equal(t, 0, o.fetches(keyB))
 
@@ -426,10 +432,10 @@ func TestSeedAndRecords(t *testing.T) {
 
 // fleetPair is two caches of two "processes" sharing one fleet and one
 // origin.
-func fleetPair(t *testing.T, f cache.Fleet) (*clock, *origin, *cache.Cache[*val], *cache.Cache[*val]) {
+func fleetPair(t *testing.T, f cache.Fleet) (*clock, *origin, *engine.Cache[*val], *engine.Cache[*val]) {
 	clk := &clock{t: now}
 	o := newOrigin(clk)
-	edit := func(cfg *cache.Config[*val]) { cfg.Fleet = f }
+	edit := func(cfg *engine.Config[*val]) { cfg.Fleet = f }
 	return clk, o, newCache(t, o, edit), newCache(t, o, edit)
 }
 
@@ -455,7 +461,7 @@ func TestFleetOneFetch(t *testing.T) {
 
 	// Fresh in the fleet: the other process takes it, without a fetch.
 	e, served := lookup(t, b, keyA)
-	assert.Contains(t, []cache.Served{cache.Hit, cache.Waited}, served)
+	assert.Contains(t, []engine.Served{engine.Hit, engine.Waited}, served)
 	assert.Contains(t, e.Value.body, "/call-1")
 	assert.Equal(t, 1, o.fetches(keyA))
 }
@@ -473,9 +479,9 @@ func TestFleetSharesBackoff(t *testing.T) {
 	assert.Equal(t, uint64(1), b.Stats().FleetHits)
 	clk.Advance(5 * time.Minute)
 	_, served := lookup(t, b, keyA)
-	assert.Equal(t, cache.Stale, served)
+	assert.Equal(t, engine.Stale, served)
 	_, served = lookup(t, a, keyA)
-	assert.Equal(t, cache.Stale, served)
+	assert.Equal(t, engine.Stale, served)
 	<-o.started
 	afterGrace(t, clk, a, keyA)
 	afterGrace(t, clk, b, keyA)
@@ -491,7 +497,7 @@ func TestFleetTakeOver(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, g.Lease)
 	got := make(chan string, 2)
-	for _, c := range []*cache.Cache[*val]{a, b} {
+	for _, c := range []*engine.Cache[*val]{a, b} {
 		go func() {
 			e, _ := lookup(t, c, keyA)
 			got <- e.Value.body
@@ -536,10 +542,10 @@ func TestFleetServesItsStaleCopy(t *testing.T) {
 	clk.Advance(2 * time.Minute)
 	o.hold(2)
 	e, served := lookup(t, a, keyA)
-	require.Equal(t, cache.Stale, served, "a refreshes, serving its own copy")
+	require.Equal(t, engine.Stale, served, "a refreshes, serving its own copy")
 	<-o.started
 	e2, served := lookup(t, b, keyA)
-	assert.Equal(t, cache.Stale, served, "b has no copy: the fleet's stale one")
+	assert.Equal(t, engine.Stale, served, "b has no copy: the fleet's stale one")
 	assert.Equal(t, e.Value.body, e2.Value.body)
 	o.release(2)
 	assert.Eventually(t, func() bool {
@@ -631,7 +637,7 @@ func TestFleetFaults(t *testing.T) {
 			f := &faultyFleet{fault: fault}
 			clk := &clock{t: now}
 			o := newOrigin(clk)
-			c := newCache(t, o, func(cfg *cache.Config[*val]) {
+			c := newCache(t, o, func(cfg *engine.Config[*val]) {
 				cfg.Fleet = f
 				cfg.FleetTimeout = 50 * time.Millisecond
 				cfg.MaxBody = 1024
@@ -649,27 +655,6 @@ func TestFleetFaults(t *testing.T) {
 	}
 }
 
-// MemoryFleet keeps the Fleet contract.
-func TestMemoryFleet(t *testing.T) {
-	fleettest.Run(t, func(t *testing.T) cache.Fleet { return cache.NewMemoryFleet() })
-}
-
-// A MemoryFleet is bounded by the bytes of its records.
-func TestMemoryFleetBound(t *testing.T) {
-	f := &cache.MemoryFleet{MaxBytes: 4 << 10}
-	for i := range 50 {
-		key := fmt.Sprintf("https://host-%d.example", i)
-		g, err := f.Acquire(context.Background(), key, now, time.Minute)
-		require.NoError(t, err)
-		require.NoError(t, f.Publish(context.Background(), *g.Lease, fleettest.Sample(key, now), now))
-	}
-	assert.Less(t, f.Len(), 50)
-	assert.Positive(t, f.Len())
-	rec, err := f.Get(context.Background(), "https://host-49.example")
-	require.NoError(t, err)
-	assert.NotNil(t, rec, "the last published is held")
-}
-
 // A flight leaves the table when it stores its result: a caller that comes
 // after (here, from the fetch's after function, when the result is stored
 // but the flight not yet done) with the entry expired again starts a new
@@ -677,10 +662,10 @@ func TestMemoryFleetBound(t *testing.T) {
 func TestNewFlightAfterCommit(t *testing.T) {
 	clk := &clock{t: now}
 	o := newOrigin(clk)
-	var c *cache.Cache[*val]
+	var c *engine.Cache[*val]
 	var once sync.Once
-	served := make(chan cache.Served, 1)
-	c = newCache(t, o, func(cfg *cache.Config[*val]) {
+	served := make(chan engine.Served, 1)
+	c = newCache(t, o, func(cfg *engine.Config[*val]) {
 		cfg.Fetch = func(ctx context.Context, key string, held *cache.Record) (*cache.Record, func()) {
 			rec, _ := o.fetch(ctx, key, held)
 			return rec, func() {
@@ -697,7 +682,7 @@ func TestNewFlightAfterCommit(t *testing.T) {
 	})
 	lookup(t, c, keyA)
 	<-o.started
-	assert.Equal(t, cache.Stale, <-served)
+	assert.Equal(t, engine.Stale, <-served)
 	select {
 	case <-o.started:
 	case <-time.After(10 * time.Second):
@@ -738,7 +723,7 @@ func TestFleetHolderInThePast(t *testing.T) {
 	}}
 	clk := &clock{t: now}
 	o := newOrigin(clk)
-	c := newCache(t, o, func(cfg *cache.Config[*val]) { cfg.Fleet = f })
+	c := newCache(t, o, func(cfg *engine.Config[*val]) { cfg.Fleet = f })
 	e, _ := lookup(t, c, keyA)
 	assert.Contains(t, e.Value.body, "/call-1")
 	assert.Equal(t, uint64(1), c.Stats().FleetFallbacks)
@@ -756,7 +741,7 @@ func TestFleetRepairsABadRecord(t *testing.T) {
 	}}
 	clk := &clock{t: now}
 	o := newOrigin(clk)
-	c := newCache(t, o, func(cfg *cache.Config[*val]) { cfg.Fleet = f })
+	c := newCache(t, o, func(cfg *engine.Config[*val]) { cfg.Fleet = f })
 	e, _ := lookup(t, c, keyA)
 	assert.Contains(t, e.Value.body, "/call-1")
 	assert.Equal(t, uint64(1), c.Stats().FleetErrors)
@@ -773,7 +758,7 @@ func TestFleetFailedPublishReleases(t *testing.T) {
 	f := &grantFleet{MemoryFleet: cache.NewMemoryFleet(), publishErr: errors.New("read-only replica")}
 	clk := &clock{t: now}
 	o := newOrigin(clk)
-	c := newCache(t, o, func(cfg *cache.Config[*val]) { cfg.Fleet = f })
+	c := newCache(t, o, func(cfg *engine.Config[*val]) { cfg.Fleet = f })
 	lookup(t, c, keyA)
 	assert.Equal(t, uint64(1), c.Stats().FleetErrors)
 	g, err := f.MemoryFleet.Acquire(context.Background(), keyA, clk.Now(), time.Minute)
@@ -786,7 +771,7 @@ func TestFleetFailedPublishReleases(t *testing.T) {
 func TestSeedRefuses(t *testing.T) {
 	clk := &clock{t: now}
 	o := newOrigin(clk)
-	c := newCache(t, o, func(cfg *cache.Config[*val]) { cfg.MaxBody = 1024 })
+	c := newCache(t, o, func(cfg *engine.Config[*val]) { cfg.MaxBody = 1024 })
 	big := fleettest.Sample(keyB, now)
 	big.Body = make([]byte, 2048)
 	n, err := c.Seed([]*cache.Record{fleettest.Sample(keyA, now), big})

@@ -1,4 +1,4 @@
-package cache
+package engine
 
 import (
 	"sync/atomic"
@@ -27,12 +27,12 @@ const reanchor = time.Second
 // process is) gives what comparing time.Now's would. Their wall reading
 // differs from time.Now's only by the wall clock's own adjustments (an NTP
 // step or slew, a suspend) during the last reanchor, so comparisons with
-// wall times from elsewhere (a Fleet's or an imported record's expiry) are
+// wall times from elsewhere (a cache.Fleet's or an imported record's expiry) are
 // off by at most that: less than the one-second resolution of HTTP's
 // freshness.
 //
 // Its cheapest use is fresh, which judges a deadline without building a
-// time.Time: the same comparison Record.Fresh makes of a reading of Now,
+// time.Time: the same comparison cache.Record.Fresh makes of a reading of Now,
 // in integers. The zero value is ready to use and safe for concurrent use.
 type clock struct {
 	anchor atomic.Pointer[anchor]
