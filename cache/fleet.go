@@ -87,14 +87,16 @@ const maxSkew = 5 * time.Minute
 // Check reports why r, which comes from outside the process (a fleet, an
 // import), is not to be trusted at now: it breaks a Record's invariants, was
 // fetched in the future (beyond a few minutes of clock skew), or claims a
-// freshness no fetch gives (over DefaultLifetime), which would keep the
-// authority from ever being fetched again. Records from outside are input
-// like any other.
+// freshness no fetch gives (over a day from its fetch, RFC 9309 §2.4), which
+// would keep the authority from ever being fetched again. The skew is
+// allowed once: FetchedAt and FreshUntil come from one clock, so a record
+// that passes is fresh for at most a day and the skew past now. Records
+// from outside are input like any other.
 func (r *Record) Check(now time.Time) error {
 	switch {
 	case r.FetchedAt.After(now.Add(maxSkew)):
 		return fmt.Errorf("%w: the record of %q was fetched at %v, in the future", ErrMalformedRecord, r.Authority, r.FetchedAt)
-	case r.FreshUntil.Sub(r.FetchedAt) > freshness.DefaultLifetime+maxSkew:
+	case r.FreshUntil.Sub(r.FetchedAt) > freshness.DefaultLifetime:
 		return fmt.Errorf("%w: the record of %q is fresh for %v, over %v", ErrMalformedRecord, r.Authority, r.FreshUntil.Sub(r.FetchedAt), freshness.DefaultLifetime)
 	}
 	return r.validate(true)

@@ -319,3 +319,40 @@ func FuzzStream(f *testing.F) {
 		}
 	})
 }
+
+// Check refuses what comes from outside and no fetch could make: a fetch in
+// the future beyond the clock skew a fleet's machines may have, a freshness
+// over a day (RFC 9309 §2.4), a broken invariant. Skew is allowed once: a
+// record can be fresh for at most a day and the skew from the reader's now.
+func TestRecordCheck(t *testing.T) {
+	rec := func(fetched time.Time, fresh time.Duration) *cache.Record {
+		r := fleettest.Sample("https://example.com", fetched)
+		r.FreshUntil = fetched.Add(fresh)
+		return r
+	}
+	for name, tt := range map[string]struct {
+		rec *cache.Record
+		ok  bool
+	}{
+		"fetched now, fresh a day":                   {rec(now, 24*time.Hour), true},
+		"fetched 4 minutes ahead, fresh a day":       {rec(now.Add(4*time.Minute), 24*time.Hour), true},
+		"fetched a day ago, fresh a day":             {rec(now.Add(-24*time.Hour), 24*time.Hour), true},
+		"fetched 6 minutes ahead":                    {rec(now.Add(6*time.Minute), time.Hour), false},
+		"fresh a day and a second":                   {rec(now, 24*time.Hour+time.Second), false},
+		"5 minutes ahead, fresh a day and 5 minutes": {rec(now.Add(5*time.Minute), 24*time.Hour+5*time.Minute), false},
+		"fresh until before it was fetched":          {rec(now, -time.Hour), true}, // expired: it is fetched again
+	} {
+		t.Run(name, func(t *testing.T) {
+			err := tt.rec.Check(now)
+			if tt.ok {
+				assert.NoError(t, err)
+				assert.False(t, tt.rec.FreshUntil.After(now.Add(24*time.Hour+5*time.Minute)))
+			} else {
+				assert.ErrorIs(t, err, cache.ErrMalformedRecord)
+			}
+		})
+	}
+	bad := outageRecord()
+	bad.Failures = 0
+	assert.ErrorIs(t, bad.Check(now), cache.ErrMalformedRecord, "an invariant broken")
+}
