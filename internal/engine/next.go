@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/crawlkit/robots/cache"
@@ -12,8 +13,9 @@ import (
 	"github.com/crawlkit/robots/status"
 )
 
-// Policy turns fetches into Records: the freshness column of the
-// "Fetching and status" table of the project's DESIGN.md.
+// Policy turns fetches into Records, and says what an outage answers: the
+// freshness column of the "Fetching and status" table of the project's
+// design, and its rows for an unreachable authority.
 type Policy struct {
 	// MinTTL is the shortest lifetime of a record, whatever its headers;
 	// it is clamped to [0, freshness.DefaultLifetime].
@@ -21,6 +23,10 @@ type Policy struct {
 	// Jitter returns a uniform random number in [0, 1) for Backoff; nil
 	// means math/rand/v2.
 	Jitter func() float64
+	// AllowAfter is how long an outage without a good copy answers
+	// disallow-all before it answers allow-all; negative: never (see
+	// Policy.Outage).
+	AllowAfter time.Duration
 }
 
 // Next returns the record that follows held (nil when there is none) after
@@ -37,6 +43,13 @@ type Policy struct {
 //   - a failure (429, 5xx, the network) extends the outage: one more
 //     failure, the outage's start kept, held's good copy kept, and the next
 //     attempt after Retry-After or Backoff.
+//
+// The record is within what a record encodes (cache.MaxStringBytes and the
+// other limits), whatever the response: a longer string is cut, a header
+// value over the limit dropped, a header that is read once keeps its first
+// value, redirects past the limit are dropped, and a status code of more
+// than three digits (from a caller's RoundTripper) is recorded as none, so that one hostile
+// response never makes a record that cannot be exported or shared.
 func (p Policy) Next(key string, held *cache.Record, res *fetch.Result, out status.Outcome, now time.Time) *cache.Record {
 	var h http.Header
 	if res != nil {
@@ -54,11 +67,11 @@ func (p Policy) Next(key string, held *cache.Record, res *fetch.Result, out stat
 		out = status.Outcome{Verdict: status.DisallowAll, Class: status.Unreachable,
 			Reason: out.Reason + ", but no copy is held", StatusCode: out.StatusCode}
 	}
-	r := &cache.Record{Authority: key, URL: key + "/robots.txt", StatusCode: out.StatusCode, Class: out.Class,
-		Outcome: out.Reason, Header: keepHeaders(h), FetchedAt: now}
+	r := &cache.Record{Authority: key, URL: key + "/robots.txt", StatusCode: statusCode(out.StatusCode), Class: out.Class,
+		Outcome: clip(out.Reason), Header: keepHeaders(h), FetchedAt: now}
 	r.FinalURL = r.URL
 	if res != nil {
-		r.URL, r.FinalURL, r.Redirects = res.URL, res.FinalURL, slices.Clone(res.Redirects)
+		r.URL, r.FinalURL, r.Redirects = clip(res.URL), clip(res.FinalURL), hops(res.Redirects)
 	}
 	if !out.Unreachable() {
 		if out.Class == status.Success && res != nil {
@@ -104,17 +117,64 @@ func updateHeaders(stored, fresh http.Header) http.Header {
 	return out
 }
 
-// keepHeaders returns the kept headers of h, in a map of their own: a
-// record never shares memory with the response it came from.
+// keepHeaders returns the kept headers of h, in a map of their own (a
+// record never shares memory with the response it came from), within what
+// a record encodes: a value over cache.MaxStringBytes is dropped, not cut
+// (a cut date or max-age would say something else); a header that
+// freshness and validation read once (Age, Date, ETag, …) keeps its first
+// value; Cache-Control, whose every value counts, keeps as many as the
+// limit leaves.
 func keepHeaders(h http.Header) http.Header {
 	var kept http.Header
+	room := cache.MaxHeaderValues - (len(cache.KeptHeaders) - 1)
 	for _, k := range cache.KeptHeaders {
-		if vs := h.Values(k); len(vs) > 0 {
+		var vs []string
+		for _, v := range h.Values(k) {
+			if len(v) <= cache.MaxStringBytes && len(vs) < room {
+				vs = append(vs, v)
+			}
+			if k != "Cache-Control" && len(vs) == 1 {
+				break
+			}
+		}
+		if len(vs) > 0 {
 			if kept == nil {
 				kept = make(http.Header, 2)
 			}
-			kept[k] = append([]string(nil), vs...)
+			kept[k] = vs
 		}
 	}
 	return kept
+}
+
+// clip returns s, cut to cache.MaxStringBytes, in memory of its own when
+// cut: what a record keeps of a string for people (a URL, an outcome).
+func clip(s string) string {
+	if len(s) <= cache.MaxStringBytes {
+		return s
+	}
+	return strings.Clone(s[:cache.MaxStringBytes])
+}
+
+// statusCode returns code when a record can hold it (three digits at
+// most), else 0, no status: a RoundTripper of the caller's may answer with
+// any number.
+func statusCode(code int) int {
+	if code < 0 || code > 999 {
+		return 0
+	}
+	return code
+}
+
+// hops returns a record's copy of the redirects of a fetch, at most
+// cache.MaxRedirects of them, each clipped.
+func hops(rs []fetch.Hop) []fetch.Hop {
+	if len(rs) == 0 {
+		return nil
+	}
+	out := slices.Clone(rs[:min(len(rs), cache.MaxRedirects)])
+	for i := range out {
+		out[i].URL, out[i].Location, out[i].StatusCode = clip(out[i].URL), clip(out[i].Location), statusCode(out[i].StatusCode)
+	}
+	return out
 }

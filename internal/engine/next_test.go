@@ -1,7 +1,9 @@
 package engine_test
 
 import (
+	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -147,4 +149,74 @@ func TestNextOutage(t *testing.T) {
 	back := next(third, result(200, "User-agent: *\nAllow: /\n"), now.Add(30*time.Hour))
 	assert.Zero(t, back.Failures)
 	assert.Nil(t, back.Good)
+}
+
+// A record is made within what a record encodes, whatever the response, so
+// that one hostile authority never breaks Export or its publication: 65 Age
+// headers, a header value over the limit, an outcome or a URL over it, more
+// redirects than a record holds.
+func TestNextStaysEncodable(t *testing.T) {
+	long := strings.Repeat("\xff", cache.MaxStringBytes+1)
+	res := result(200, "User-agent: *\nDisallow: /x\n")
+	for range 65 {
+		res.Header.Add("Age", "1")
+	}
+	for i := range 70 {
+		res.Header.Add("Cache-Control", fmt.Sprintf("x-%d", i))
+	}
+	res.Header.Add("Cache-Control", "max-age=600")
+	res.Header.Set("Etag", long)
+	res.Header.Set("Date", long)
+	res.FinalURL = key + "/" + long
+	for i := range cache.MaxRedirects + 5 {
+		res.Redirects = append(res.Redirects, fetch.Hop{URL: fmt.Sprintf("%s/%d", key, i), StatusCode: 301, Location: long})
+	}
+	out := classify(res, now)
+	out.Reason = long
+	r := policy.Next(key, nil, res, out, now)
+	_, err := r.MarshalBinary()
+	require.NoError(t, err)
+	assert.Equal(t, []string{"1"}, r.Header.Values("Age"), "read once: its first value")
+	assert.Len(t, r.Header.Values("Cache-Control"), cache.MaxHeaderValues-len(cache.KeptHeaders)+1)
+	assert.Empty(t, r.Header.Get("Etag"), "over the limit: dropped, not cut")
+	assert.Empty(t, r.Header.Get("Date"))
+	assert.Len(t, r.Outcome, cache.MaxStringBytes)
+	assert.Len(t, r.FinalURL, cache.MaxStringBytes)
+	assert.Len(t, r.Redirects, cache.MaxRedirects)
+	assert.Len(t, r.Redirects[0].Location, cache.MaxStringBytes)
+	assert.Equal(t, now.Add(10*time.Minute-time.Second), r.FreshUntil, "max-age less the first Age, read from the response itself")
+
+	// An outage that follows keeps within the limits too.
+	fail := result(503, "")
+	fail.Header = res.Header
+	o := policy.Next(key, r, fail, classify(fail, now), now)
+	_, err = o.MarshalBinary()
+	assert.NoError(t, err)
+}
+
+// FuzzNext makes records of fuzzed responses: every one encodes.
+func FuzzNext(f *testing.F) {
+	f.Add(200, "Age: 1\nAge: 2\nCache-Control: max-age=60", "/robots.txt", "")
+	f.Add(301, "Location: /%zz\xff\xff", "/\xff", "redirect failed")
+	f.Add(503, "Retry-After: 120", "", "503 Service Unavailable")
+	f.Fuzz(func(t *testing.T, code int, headers, final, reason string) {
+		res := result(code, "User-agent: *\nDisallow: /\n")
+		for _, line := range strings.Split(headers, "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok {
+				res.Header.Add(k, strings.TrimSpace(v))
+			}
+		}
+		res.FinalURL = key + final
+		out := classify(res, now)
+		if reason != "" {
+			out.Reason = reason
+		}
+		held := policy.Next(key, nil, result(200, "x"), classify(result(200, "x"), now), now)
+		for _, h := range []*cache.Record{nil, held} {
+			r := policy.Next(key, h, res, out, now)
+			if _, err := r.MarshalBinary(); err != nil {
+				t.Fatalf("a record that does not encode: %v", err)
+			}
+		}
+	})
 }
