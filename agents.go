@@ -184,23 +184,23 @@ func (c *Client) viewOf(key string, v *compiled) *matcher.Matcher {
 }
 
 // compileView compiles v's file for c's agents and keeps the rules beside
-// it, then has the cache count them against its budget. Concurrent callers
-// for one file wait for each other: a set compiles once however many ask.
+// it, growing v through the cache, which counts them against its budget.
+// Concurrent callers for one file wait for each other: a set compiles once
+// however many ask.
 func (c *Client) compileView(key string, v *compiled) *matcher.Matcher {
 	if len(v.body) == 0 {
 		return v.rules // an empty file has no groups: the same answer for every agent
 	}
-	v.views.mu.Lock()
-	m := v.views.find(c.set)
-	kept := false
-	if m == nil {
+	var m *matcher.Matcher
+	c.cache.Grow(key, func() bool {
+		v.views.mu.Lock()
+		defer v.views.mu.Unlock()
+		if m = v.views.find(c.set); m != nil {
+			return false
+		}
 		m = matcher.Compile(parser.Parse(v.body), c.agents...)
 		c.stats.agentCompiles.Add(1)
-		kept = v.views.add(c.set, m, c.viewBytes)
-	}
-	v.views.mu.Unlock()
-	if kept {
-		c.cache.Resize(key)
-	}
+		return v.views.add(c.set, m, c.viewBytes)
+	})
 	return m
 }

@@ -41,7 +41,7 @@ func TestAgentRulesCounted(t *testing.T) {
 	const key = "https://a.example"
 	c := memClient(t, 1<<30)
 	body := []byte("User-agent: *\nDisallow: /private/\n\nUser-agent: Bota\nUser-agent: Botb\nDisallow: /\n")
-	require.NoError(t, c.cache.Put(key, c.record(key, body)))
+	require.NoError(t, c.put(key, c.record(key, body)))
 	ctx := context.Background()
 	bare := c.Stats().Bytes
 	v := compiledOf(t, c, key)
@@ -70,7 +70,7 @@ func TestAgentRulesCounted(t *testing.T) {
 	assert.NotNil(t, v.views.find(agentSetOf([]string{token(sets - 1)})))
 
 	// A new body comes with none of them, and the budget counts it alone.
-	require.NoError(t, c.cache.Put(key, c.record(key, append([]byte(nil), body...))))
+	require.NoError(t, c.put(key, c.record(key, append([]byte(nil), body...))))
 	assert.Zero(t, compiledOf(t, c, key).views.size())
 	assert.Equal(t, bare, c.Stats().Bytes)
 }
@@ -91,7 +91,7 @@ func TestAgentRulesTooLargeToKeep(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c := memClient(t, tt.budget)
-			require.NoError(t, c.cache.Put(key, c.record(key, hostileFile(0))))
+			require.NoError(t, c.put(key, c.record(key, hostileFile(0))))
 			ctx := context.Background()
 			bare := c.Stats().Bytes
 			v, err := c.As("OtherBot")
@@ -133,7 +133,7 @@ func TestAgentSetsWithinBudget(t *testing.T) {
 			key := fmt.Sprintf("https://host-%d.example", k)
 			if c.cache.Held(key) == nil {
 				body := slices.Clone(files[k*len(files)/keys]) // on the heap measured
-				require.NoError(t, c.cache.Put(key, c.record(key, body)))
+				require.NoError(t, c.put(key, c.record(key, body)))
 			}
 			v, err := c.As(token(i))
 			require.NoError(t, err)

@@ -8,14 +8,15 @@ import (
 	"unsafe"
 
 	"github.com/crawlkit/robots/cache"
+	"github.com/crawlkit/robots/internal/engine"
 	"github.com/crawlkit/robots/matcher"
 	"github.com/crawlkit/robots/parser"
 	"github.com/crawlkit/robots/status"
 )
 
 // compiled is what a Client derives from a cache.Record to answer with. It
-// is immutable but for its views, which grow as Clients made by As ask
-// (the cache is then told: see Client.compileView). For a record of an
+// is immutable but for its views, which grow as Clients made by As ask,
+// through the cache's Grow (see Client.compileView). For a record of an
 // outage, it holds the good copy's compiled form, if any.
 type compiled struct {
 	verdict  status.Verdict   // Rules, AllowAll or DisallowAll
@@ -92,7 +93,7 @@ func (c *core) compile(g *cache.Record, prev *compiled) *compiled {
 		}
 	}
 	// An empty file is a file without groups: everything allowed.
-	v.rules, v.body = matcher.Compile(r, c.agents...), g.Body
+	v.rules, v.body = matcher.Compile(r, c.ownAgents...), g.Body
 	return v
 }
 
@@ -134,19 +135,20 @@ func (i instant) time() time.Time {
 }
 
 // basis returns what answers for e at now: the compiled file and the record
-// it comes from; for an outage, the good copy, for the whole outage (RFC 9309
-// §2.3.1.4 lets a crawler keep using a cached copy; Google does), or, with
-// none, nothing and the blanket reason: disallow, and after
-// UnreachableAllowAfter allow.
+// it comes from; for an outage, what the engine's outage policy says: the
+// good copy, for the whole outage, or, with none, nothing and the blanket
+// reason (disallow, and after UnreachableAllowAfter allow).
 func (c *core) basis(e *entry, now instant) (v *compiled, src *cache.Record, blanket Reason) {
 	rec := e.Record
 	if !rec.Unreachable() {
 		return e.Value, rec, 0
 	}
-	if rec.Good != nil && e.Value.good != nil {
-		return e.Value.good, rec.Good, 0
-	}
-	if c.allowAfter >= 0 && now.time().Sub(rec.UnreachableSince) > c.allowAfter {
+	switch c.policy.Outage(rec, now.time) {
+	case engine.FromCopy:
+		if e.Value.good != nil { // derive compiles every good copy
+			return e.Value.good, rec.Good, 0
+		}
+	case engine.AllowAll:
 		return nil, rec, UnreachableTooLong
 	}
 	return nil, rec, Unreachable

@@ -35,25 +35,24 @@ import (
 type Client struct {
 	*core           // what every Client of one New shares
 	agents []string // the product tokens this Client answers for, as given
-	set    agentSet // their canonical form; empty for core.agents
+	set    agentSet // their canonical form; empty for core.ownAgents
 }
 
 // core is what New makes and every Client of it shares: the cache, the
 // fetches, their politeness, the fleet, the counts and the options.
 type core struct {
-	keys       authority.Memo // keys of authorities not written canonically
-	agents     []string       // Options' product tokens, which the cache's values are compiled for
-	ownSet     agentSet       // their canonical form
-	viewBytes  int64          // what the rules of other agent sets may take per record (see As)
-	fetcher    *fetch.Fetcher
-	classify   status.Options
-	cache      *engine.Cache[*compiled]
-	policy     engine.Policy
-	now        func() time.Time
-	allowAfter time.Duration // negative: never
-	onFetch    func(FetchEvent)
-	log        *slog.Logger
-	stats      counters
+	keys      authority.Memo // keys of authorities not written canonically
+	ownAgents []string       // Options' product tokens, which the cache's values are compiled for
+	ownSet    agentSet       // their canonical form
+	viewBytes int64          // what the rules of other agent sets may take per record (see As)
+	fetcher   *fetch.Fetcher
+	classify  status.Options
+	cache     *engine.Cache[*compiled]
+	policy    engine.Policy
+	now       func() time.Time
+	onFetch   func(FetchEvent)
+	log       *slog.Logger
+	stats     counters
 }
 
 // entry is what the cache holds for an authority.
@@ -75,15 +74,14 @@ func New(o Options) (*Client, error) {
 		return nil, &Error{Op: "new", Err: err}
 	}
 	c := &core{
-		agents:     agents,
-		ownSet:     agentSetOf(agents),
-		viewBytes:  o.cacheBytes() / viewShare,
-		fetcher:    f,
-		classify:   status.Options{DisallowOnAuthError: o.DisallowOn401403},
-		now:        o.Now,
-		allowAfter: o.UnreachableAllowAfter,
-		onFetch:    o.OnFetch,
-		log:        o.Logger,
+		ownAgents: agents,
+		ownSet:    agentSetOf(agents),
+		viewBytes: o.cacheBytes() / viewShare,
+		fetcher:   f,
+		classify:  status.Options{DisallowOnAuthError: o.DisallowOn401403},
+		now:       o.Now,
+		onFetch:   o.OnFetch,
+		log:       o.Logger,
 	}
 	cacheNow := c.now
 	if c.now == nil {
@@ -95,9 +93,9 @@ func New(o Options) (*Client, error) {
 	if minTTL <= 0 {
 		minTTL = DefaultMinTTL
 	}
-	c.policy = engine.Policy{MinTTL: min(minTTL, freshness.DefaultLifetime)}
-	if c.allowAfter == 0 {
-		c.allowAfter = DefaultUnreachableAllowAfter
+	c.policy = engine.Policy{MinTTL: min(minTTL, freshness.DefaultLifetime), AllowAfter: o.UnreachableAllowAfter}
+	if c.policy.AllowAfter == 0 {
+		c.policy.AllowAfter = DefaultUnreachableAllowAfter
 	}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
@@ -106,6 +104,7 @@ func New(o Options) (*Client, error) {
 		Bytes:      o.cacheBytes(),
 		Fleet:      o.Fleet,
 		MaxFetches: o.MaxConcurrentFetches,
+		Outages:    o.MaxOutages,
 		Grace:      o.fetchTimeout(),
 		MaxBody:    o.maxBytes(),
 		Policy:     c.policy,
@@ -254,6 +253,7 @@ func (c *Client) Stats() Stats {
 		Bytes:          cs.Bytes,
 		Evictions:      cs.Evictions,
 		Outages:        cs.Outages,
+		QueuedFetches:  cs.Queued,
 		FleetHits:      cs.FleetHits,
 		FleetErrors:    cs.FleetErrors,
 		FleetFallbacks: cs.FleetFallbacks,
@@ -262,6 +262,7 @@ func (c *Client) Stats() Stats {
 		Observed:       c.stats.observed.Load(),
 		Imported:       c.stats.imported.Load(),
 		AgentCompiles:  c.stats.agentCompiles.Load(),
+		ExportSkipped:  c.stats.exportSkipped.Load(),
 	}
 	c.stats.mu.Lock()
 	if len(c.stats.errors) > 0 {

@@ -1,24 +1,30 @@
 package robots
 
 import (
-	"fmt"
 	"io"
-	"slices"
 
 	"github.com/crawlkit/robots/cache"
-	"github.com/crawlkit/robots/internal/authority"
 )
 
-// Export writes every robots.txt record the Client holds, the politeness
-// state of failing authorities included, to w, as a stream Import reads: for
-// a warm restart, or to seed other Clients. The stream is versioned, ends
-// with a count and a checksum, and holds files and times, never compiled
-// rules.
+// Export writes every robots.txt record the Client holds to w, as a stream
+// Import reads: for a warm restart, or to seed other Clients. It includes
+// the authorities in an outage whose entries were evicted, with their
+// backoff and their last good copy. The stream is versioned, ends with a
+// count and a checksum, and holds files and times, never compiled rules.
+//
+// Every record a Client makes encodes; should one not, it is left out, so
+// that one authority never costs the export of all: it is logged and
+// counted in Stats.ExportSkipped, and the stream holds the others.
 func (c *Client) Export(w io.Writer) error {
 	if !c.made() {
 		return &Error{Op: "export", Err: errNotNew}
 	}
-	if err := c.cache.Export(w); err != nil {
+	skipped, err := c.cache.Export(w)
+	for _, a := range skipped {
+		c.log.Error("robots: a record that does not encode was left out of the export", "authority", a)
+	}
+	c.stats.exportSkipped.Add(uint64(len(skipped)))
+	if err != nil {
 		return &Error{Op: "export", Err: err}
 	}
 	return nil
@@ -27,12 +33,13 @@ func (c *Client) Export(w io.Writer) error {
 // Import reads a stream Export wrote and adds its records, each compiled for
 // the agents of the Client's Options (for those of a Client made by As, on
 // its first question), where they are newer than what the Client holds and
-// no fetch of their authority is under way. Records keep their times:
-// freshness does not restart at import, so a fresh record answers without a
-// fetch until it expires, and an expired one is fetched again. A stream that
-// is malformed, cut short, altered or of another version, or a record that
-// cannot be trusted (an authority not in canonical form, a freshness no
-// fetch gives), makes Import return an error wrapping
+// no fetch of their authority is under way; of an authority the stream
+// holds twice, the newer record. Records keep their times: freshness does
+// not restart at import, so a fresh record answers without a fetch until it
+// expires, and an expired one is fetched again. A stream that is malformed,
+// cut short, altered or of another version, or a record that cannot be
+// trusted (an authority not in canonical form, a body over MaxBytes, a
+// freshness no fetch gives), makes Import return an error wrapping
 // cache.ErrMalformedRecord and add nothing. Import holds the stream's
 // records in memory until it has checked the whole stream.
 func (c *Client) Import(r io.Reader) error {
@@ -43,18 +50,7 @@ func (c *Client) Import(r io.Reader) error {
 	if err != nil {
 		return &Error{Op: "import", Err: err}
 	}
-	now := c.now()
-	for i, rec := range recs {
-		if err := rec.Check(now); err != nil {
-			return &Error{Op: "import", Err: fmt.Errorf("record %d: %w", i+1, err)}
-		}
-		if a, err := authority.Parse(rec.Authority + "/"); err != nil || a.Key != rec.Authority {
-			return &Error{Op: "import", Err: fmt.Errorf("record %d: %w: %q is not an authority in canonical form", i+1, cache.ErrMalformedRecord, rec.Authority)}
-		}
-	}
-	// Oldest first, so that if they do not all fit, the newest stay.
-	slices.SortStableFunc(recs, func(a, b *cache.Record) int { return a.FetchedAt.Compare(b.FetchedAt) })
-	n, err := c.cache.Seed(recs)
+	n, err := c.cache.Seed(recs, c.now())
 	if err != nil {
 		return &Error{Op: "import", Err: err}
 	}

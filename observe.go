@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/crawlkit/robots/cache"
 	"github.com/crawlkit/robots/internal/authority"
 	"github.com/crawlkit/robots/internal/urlpath"
 	"github.com/crawlkit/robots/status"
@@ -45,26 +46,33 @@ func (c *Client) Observe(robotsURL string, resp *http.Response) error {
 	if resp == nil {
 		return fail(errors.New("no response"))
 	}
-	held := c.cache.Held(a.Key)
-	if resp.StatusCode == http.StatusNotModified && resp.Request != nil {
-		v := held.Validators()
-		if sent, have := resp.Request.Header.Get("If-None-Match"), v.ETag; sent != "" && sent != have {
-			return fail(fmt.Errorf("a 304 to If-None-Match %s, but the copy held has ETag %s", sent, have))
-		}
-		if sent, have := resp.Request.Header.Get("If-Modified-Since"), v.LastModified; sent != "" && sent != have {
-			return fail(fmt.Errorf("a 304 to If-Modified-Since %s, but the copy held was last modified %s", sent, have))
-		}
+	var sentETag, sentSince string
+	if resp.Request != nil {
+		sentETag, sentSince = resp.Request.Header.Get("If-None-Match"), resp.Request.Header.Get("If-Modified-Since")
 	}
 	res, err := c.fetcher.Read(robotsURL, resp)
 	if err != nil {
 		return newError("observe", robotsURL, err)
 	}
-	now := c.now()
-	out := c.classify.Classify(res, now)
-	if out.Verdict == status.NotModified && held.GoodCopy() == nil {
-		return newError("observe", robotsURL, errors.New("a 304, but no copy is held"))
-	}
-	if err := c.cache.Put(a.Key, c.policy.Next(a.Key, held, res, out, now)); err != nil {
+	// What is held is read where a fetch's result would be stored, so that
+	// a refresh that ended while the body was read is built on, not undone.
+	err = c.cache.Observe(a.Key, func(held *cache.Record) (*cache.Record, error) {
+		now := c.now()
+		out := c.classify.Classify(res, now)
+		if out.Verdict == status.NotModified {
+			v := held.Validators()
+			switch {
+			case held.GoodCopy() == nil:
+				return nil, errors.New("a 304, but no copy is held")
+			case sentETag != "" && sentETag != v.ETag:
+				return nil, fmt.Errorf("a 304 to If-None-Match %s, but the copy held has ETag %s", sentETag, v.ETag)
+			case sentSince != "" && sentSince != v.LastModified:
+				return nil, fmt.Errorf("a 304 to If-Modified-Since %s, but the copy held was last modified %s", sentSince, v.LastModified)
+			}
+		}
+		return c.policy.Next(a.Key, held, res, out, now), nil
+	})
+	if err != nil {
 		return newError("observe", robotsURL, err)
 	}
 	c.stats.observed.Add(1)

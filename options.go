@@ -23,6 +23,8 @@ const (
 	DefaultUnreachableAllowAfter = 30 * 24 * time.Hour
 	// DefaultCacheBytes is the default of Options.CacheBytes.
 	DefaultCacheBytes = 64 << 20
+	// DefaultMaxOutages is the default of Options.MaxOutages.
+	DefaultMaxOutages = 1 << 16
 )
 
 // maxBytes returns the body cap o asks for, within its bounds (as package
@@ -77,16 +79,35 @@ type Options struct {
 	// (64 MiB); below 16 times the body cap (MaxBytes, 500 KiB by default)
 	// means that, so that the largest files always fit.
 	//
-	// The politeness state of authorities that fail (their backoff and
-	// outage start) is kept apart, for up to engine.DefaultOutages (65,536)
-	// authorities (about 175 bytes each), and survives the eviction of
-	// their rules.
+	// What the Client knows of authorities whose robots.txt cannot be
+	// fetched (their backoff, their outage's start and their last good copy)
+	// is kept apart (see MaxOutages) and survives the eviction of their
+	// rules: an authority in backoff is never fetched early, and one with a
+	// good copy keeps answering from it. The good copies of evicted
+	// authorities count in CacheBytes, up to a quarter of it; past that,
+	// those of the authorities retried soonest go first.
 	CacheBytes int64
 
 	// MaxConcurrentFetches bounds the robots.txt fetches in flight at once
-	// across the Client; zero or negative means no bound. Callers queued
-	// behind the bound still give up when their context ends.
+	// across the Client; zero or negative means no bound. A fetch waiting
+	// for its turn takes no goroutine, and its time in the queue does not
+	// count against the FetchTimeout grace of an expired robots.txt, which
+	// keeps answering. Callers queued behind the bound still give up when
+	// their context ends, and a queued fetch whose callers have all gone,
+	// or that Invalidate or Observe made obsolete, is never made; so the
+	// queue holds at most a fetch per waiting caller and per cached
+	// robots.txt being refreshed (Stats.QueuedFetches).
 	MaxConcurrentFetches int
+
+	// MaxOutages bounds how many authorities whose robots.txt cannot be
+	// fetched the Client remembers apart from its cache (see CacheBytes);
+	// zero or negative means DefaultMaxOutages (65,536). Each costs about
+	// 160 bytes besides its good copy, which CacheBytes counts: 10 MB for
+	// the default. Past the bound, the authorities whose retry time has
+	// passed are forgotten first, then those retried soonest, never one
+	// with a long Retry-After before a short one; one forgotten is fetched
+	// again on its next question.
+	MaxOutages int
 
 	// Fleet, when set, shares robots.txt records with other Clients,
 	// usually in other processes: an authority is fetched once for all of

@@ -32,8 +32,12 @@ type Stats struct {
 	// Evictions counts entries evicted to make room.
 	Evictions uint64
 	// Outages is the number of authorities whose robots.txt cannot be
-	// fetched now, whose backoff the Client remembers.
+	// fetched now, whose backoff (and last good copy) the Client remembers
+	// apart from their entries (see Options.MaxOutages).
 	Outages int
+	// QueuedFetches is the number of robots.txt fetches waiting now for
+	// one of the MaxConcurrentFetches slots.
+	QueuedFetches int
 
 	// FleetHits counts records taken from the Fleet instead of fetched.
 	FleetHits uint64
@@ -51,8 +55,12 @@ type Stats struct {
 	// of the Fleet. Each is logged; the decision is made regardless.
 	Panics uint64
 	// Observed and Imported count the records taken from Observe and
-	// Import.
+	// Import, Imported once per authority.
 	Observed, Imported uint64
+	// ExportSkipped counts records Export left out because they did not
+	// encode, each logged. Records are made within what encodes: it stays
+	// zero unless that fails.
+	ExportSkipped uint64
 
 	// AgentCompiles counts the robots.txt files compiled for the agents
 	// of Clients made by As (see Client.As): once per agent set per file
@@ -94,10 +102,10 @@ func (s *striped) load() uint64 {
 // counters are a Client's running counts. Hits are striped: every cache
 // hit adds one, from every goroutine.
 type counters struct {
-	hits                                                              striped
-	misses, stale, fetches, panics, observed, imported, agentCompiles atomic.Uint64
-	mu                                                                sync.Mutex
-	errors                                                            map[string]uint64
+	hits                                                                             striped
+	misses, stale, fetches, panics, observed, imported, agentCompiles, exportSkipped atomic.Uint64
+	mu                                                                               sync.Mutex
+	errors                                                                           map[string]uint64
 }
 
 func (c *counters) fetchError(class string) {

@@ -3,20 +3,46 @@
 // politely; it runs the fetches, one per authority at a time, and shares
 // their records with other processes through a cache.Fleet.
 //
-// Policy.Next computes the cache.Record that follows a fetch: freshness from
-// the caching headers, backoff, the good copy kept through an outage, 304
-// renewals. A Cache holds, per authority, the Record and a value derived
-// from it (package robots derives compiled rules), in three tiers:
+// Policy.Next computes the cache.Record that follows a fetch: freshness
+// from the caching headers, backoff, the good copy kept through an outage,
+// 304 renewals; Policy.Outage says what an outage answers. A Cache holds,
+// per authority, the Record and a value derived from it (package robots
+// derives compiled rules), in three tiers:
 //
 //   - local: a byte-bounded LRU whose hits take no lock and allocate nothing;
-//   - politeness: the outage state of authorities that fail, kept apart so
-//     that it survives the eviction of their records;
+//   - politeness: the outage state of authorities that fail, with their last
+//     good copy once their entry is evicted, kept apart so that both
+//     survive the eviction;
 //   - fleet (optional): records and fetch leases shared by processes.
 //
 // When a held entry expires, callers keep getting it while one background
-// refresh runs (for at most a grace period); only callers of an authority
-// with nothing to serve wait. Invalidate and Put start a new generation: a
-// fetch begun before them never becomes current.
+// refresh runs (for at most a grace period, which time queued for a fetch
+// slot does not count); only callers of an authority with nothing to serve
+// wait.
+//
+// A flight is one attempt to obtain an authority's next record; at most
+// one per authority is current (Cache.flights). Its states, and the lock
+// each step takes:
+//
+//	        c.mu                  c.mu: a slot frees, or a Fleet is set, or Observe
+//	join ────────► queued ─────────────────────────────► started ──── c.mu ────► committed
+//	                │  ▲            c.mu: a fetch needs a slot │                    (stores)
+//	                │  └───────────────────────────────────────┤
+//	   c.mu: superseded, or                   c.mu: superseded │
+//	   its last waiter left                                    ▼
+//	                ▼                                     superseded: runs to its end,
+//	        ended: no fetch; its waiters                  answers its waiters, stores
+//	        join the current flight                       nothing
+//
+// A queued flight has no goroutine; a started one has one, which ends with
+// it. A started flight that must wait for a slot goes back to queued; one
+// that waits for another process's publication ends, as a queued one does,
+// once no one wants it. Invalidate and Observe supersede the current flight: a fetch begun
+// before them never becomes current. What stores, always under c.mu: a
+// flight's final commit (a fetch's record, the fleet's, or Observe's);
+// offer (the fleet's stale record, while another process fetches, when
+// nothing is held); keep (an outage's answer from the politeness tier,
+// when no flight runs); Seed (imported records, when no flight runs).
 //
 // The engine knows nothing of rules or matching, and makes no HTTP request
 // itself: the fetch, and the derivation of values, are its caller's.
@@ -27,7 +53,9 @@
 package engine
 
 import (
+	"container/list"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -42,11 +70,14 @@ import (
 
 // Config configures a Cache. Fetch and Derive are required.
 type Config[V Sizer] struct {
-	// Bytes bounds the local tier: each entry counts its record, its value
-	// and its key as they weigh in memory, plus a small constant.
+	// Bytes bounds what the cache holds: each entry of the local tier
+	// counts its record, its value and its key as they weigh in memory,
+	// plus a small constant, and the good copies the politeness tier keeps
+	// count too (at most a quarter of Bytes).
 	Bytes int64
 
-	// Outages bounds the politeness table; zero means DefaultOutages.
+	// Outages bounds the politeness table, in authorities; zero means
+	// DefaultOutages.
 	Outages int
 
 	// Fleet, when set, is the tier shared with other processes.
@@ -126,42 +157,20 @@ type Cache[V Sizer] struct {
 	clock   *clock // the clock when Config.Now is nil
 	local   *local[V]
 	outages *politeness
-	slots   chan struct{} // nil: no bound
 	lease   time.Duration
 	log     *slog.Logger
 
-	// flights maps a key to its flight. It is read without a lock, so that
-	// the callers served stale during a refresh do not contend; flights are
-	// added, superseded, and removed at their final commit under mu, which
-	// also orders every store against Put and Invalidate.
+	// flights maps a key to its current flight (see flight). It is read
+	// without a lock, so that the callers served stale during a refresh do
+	// not contend; flights are added, superseded, queued, started and
+	// removed under mu, which also orders every store against Observe,
+	// Seed and Invalidate.
 	flights sync.Map // string -> *flight[V]
 	mu      sync.Mutex
+	queue   list.List // of *flight[V], waiting for a fetch slot, oldest first; under mu
+	running int       // fetch slots taken; under mu
 
 	fleetHits, fleetErrors, fallbacks, leaseLost, panics atomic.Uint64
-}
-
-// flight is one fetch of an authority and the callers waiting on it.
-type flight[V Sizer] struct {
-	started atomic.Pointer[time.Time] // when its fetch began; nil while queued for a slot
-	done    chan struct{}             // closed when entry or err is set
-	early   chan struct{}             // closed when stale is set
-	entry   *Entry[V]
-	stale   *Entry[V] // a copy to serve until done, from the fleet
-	err     error
-
-	superseded bool // by Invalidate or Put: its result is not stored; under Cache.mu
-}
-
-// begin records that the flight's fetch starts at now: its grace runs from
-// then.
-func (fl *flight[V]) begin(now time.Time) { fl.started.Store(&now) }
-
-// inGrace reports whether an expired entry may still be served at now
-// while fl runs: it has not started its fetch yet (it is queued), or
-// started less than grace ago.
-func (fl *flight[V]) inGrace(now time.Time, grace time.Duration) bool {
-	st := fl.started.Load()
-	return st == nil || now.Sub(*st) < grace
 }
 
 // New returns a Cache configured by cfg.
@@ -181,13 +190,14 @@ func New[V Sizer](cfg Config[V]) *Cache[V] {
 		cfg:     cfg,
 		clock:   clk,
 		local:   newLocal[V](cfg.Bytes),
-		outages: newPoliteness(cfg.Outages),
+		outages: newPoliteness(cfg.Outages, cfg.Bytes/copyShare),
 		lease:   cfg.Grace + LeaseMargin,
 		log:     cfg.Logger,
 	}
-	if cfg.MaxFetches > 0 {
-		c.slots = make(chan struct{}, cfg.MaxFetches)
-	}
+	// The good copies of outages count in the budget, and outlive the
+	// eviction of their entries.
+	c.local.others = &c.outages.copyBytes
+	c.local.spill = func(key string, e *Entry[V]) { c.outages.adopt(key, e.Record) }
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
@@ -196,11 +206,11 @@ func New[V Sizer](cfg Config[V]) *Cache[V] {
 
 // Lookup returns key's entry for a caller: the fresh one held; else, while
 // a refresh runs, the expired one (until the refresh has run for the grace
-// period, and only if it is at most freshness.DefaultLifetime old or the authority is
-// unreachable, RFC 9309 §2.4); else the outcome of the fetch, once it is
-// there. It also returns the time the entry is to be judged at. ctx bounds
-// only this caller's wait, never the fetch; the error is ctx's, or, should
-// deriving a value fail even for a failed fetch, that failure.
+// period, and only if it is at most freshness.DefaultLifetime old or the
+// authority is unreachable, RFC 9309 §2.4); else the outcome of the fetch,
+// once it is there. It also returns the time the entry is to be judged at.
+// ctx bounds only this caller's wait, never the fetch; the error is ctx's,
+// or, should deriving a value fail even for a failed fetch, that failure.
 func (c *Cache[V]) Lookup(ctx context.Context, key string) (*Entry[V], Served, time.Time, error) {
 	now := c.cfg.Now()
 	e, ok := c.local.get(key)
@@ -231,190 +241,177 @@ func (c *Cache[V]) Now() time.Time { return c.cfg.Now() }
 
 func (c *Cache[V]) miss(ctx context.Context, key string, held *Entry[V], now time.Time) (*Entry[V], Served, time.Time, error) {
 	if held == nil {
-		// An authority in backoff whose record was evicted answers from
-		// its outage alone, without a fetch.
+		// An authority in backoff whose entry was evicted answers from its
+		// outage alone, without a fetch.
 		if o, ok := c.outages.get(key); ok && now.Before(o.NextRetry) {
-			if e, err := c.derive(o.Record(key), nil); err == nil {
-				c.keep(key, o, e)
+			if e, err := c.derive(o.Record(), nil); err == nil {
+				c.keep(o, e)
 				return e, Hit, now, nil
 			}
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, 0, now, err // no fetch for a caller already gone
-	}
-	fl, stored := c.join(key, now)
-	if fl == nil {
-		return stored, Hit, now, nil
-	}
-	if held != nil && servable(held.Record, now) && fl.inGrace(now, c.cfg.Grace) {
-		return held, Stale, now, nil
-	}
-	select {
-	case <-fl.done:
-	case <-fl.early:
-		select {
-		case <-fl.done:
-		default:
-			return fl.stale, Stale, c.cfg.Now(), nil
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, 0, now, err // no fetch for a caller already gone
 		}
-	case <-ctx.Done():
-		return nil, 0, now, ctx.Err()
+		stale := held != nil && servable(held.Record, now)
+		fl, fresh, waiting := c.join(key, now, stale)
+		switch {
+		case fresh != nil:
+			return fresh, Hit, now, nil
+		case !waiting:
+			return held, Stale, now, nil
+		}
+		e, served, err := c.wait(ctx, fl)
+		if errors.Is(err, errRetry) {
+			// The flight ended without a fetch, superseded or left by its
+			// callers: what is held may have changed meanwhile.
+			held, _ = c.local.get(key)
+			now = c.cfg.Now()
+			continue
+		}
+		return e, served, c.cfg.Now(), err
 	}
-	if fl.err != nil {
-		return nil, 0, now, fl.err
-	}
-	return fl.entry, Waited, c.cfg.Now(), nil
 }
 
 // servable reports whether r may answer past its freshness while it is
-// refreshed: it is at most freshness.DefaultLifetime old (RFC 9309 §2.4: a crawler
-// should not use a cached robots.txt for more than 24 hours), or it stands
-// for an outage, which keeps its answer until the authority answers.
+// refreshed: it is at most freshness.DefaultLifetime old (RFC 9309 §2.4: a
+// crawler should not use a cached robots.txt for more than 24 hours), or it
+// stands for an outage, which keeps its answer until the authority answers.
 func servable(r *cache.Record, now time.Time) bool {
 	return r.Unreachable() || now.Sub(r.FetchedAt) <= freshness.DefaultLifetime
 }
 
-// join returns the flight of key, starting one if none runs. Without a
-// bound on fetches, nothing can hold a flight back: it begins at once. When
-// a flight ended since the caller looked, it returns no flight but the
-// fresh entry that flight stored (commits hold c.mu, as join does here), so
-// that the caller answers with it instead of the expired entry it saw and
-// no second fetch follows the first.
-func (c *Cache[V]) join(key string, now time.Time) (*flight[V], *Entry[V]) {
-	if fl, ok := c.flights.Load(key); ok {
-		return fl.(*flight[V]), nil
+// join returns key's current flight, starting one if none runs, and
+// whether the caller is to wait for it (see await). When a flight ended
+// since the caller looked, it returns no flight but the fresh entry that
+// flight stored (commits hold c.mu, as join does here), so that the caller
+// answers with it instead of the expired entry it saw and no second fetch
+// follows the first.
+func (c *Cache[V]) join(key string, now time.Time, stale bool) (fl *flight[V], fresh *Entry[V], waiting bool) {
+	if fl := c.flightOf(key); fl != nil {
+		return fl, nil, c.await(fl, now, stale)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if fl, ok := c.flights.Load(key); ok {
-		return fl.(*flight[V]), nil
+	if fl := c.flightOf(key); fl != nil {
+		return fl, nil, c.await(fl, now, stale)
 	}
-	if e, ok := c.local.get(key); ok && e.Record.Fresh(now) {
-		return nil, e
+	held, ok := c.local.get(key)
+	if ok && held.Record.Fresh(now) {
+		return nil, held, false
 	}
 	// A copy: the key is kept with what the flight stores, and the caller's
 	// may point into a URL of up to 8 KiB.
-	key = strings.Clone(key)
-	fl := &flight[V]{done: make(chan struct{}), early: make(chan struct{})}
-	if c.slots == nil {
-		fl.begin(now)
-	}
-	c.flights.Store(key, fl)
-	go c.run(key, fl)
-	return fl, nil
+	fl = newFlight[V](strings.Clone(key))
+	fl.refresh = ok
+	waiting = c.await(fl, now, stale)
+	c.flights.Store(fl.key, fl)
+	c.schedule(fl, now)
+	return fl, nil, waiting
 }
 
-// run is the flight of key: it looks again, obtains the record (from the
+// flightOf returns key's current flight, nil when none runs.
+func (c *Cache[V]) flightOf(key string) *flight[V] {
+	if v, ok := c.flights.Load(key); ok {
+		return v.(*flight[V])
+	}
+	return nil
+}
+
+// await reports whether a caller of fl is to wait for it, and counts it
+// among fl's waiters if so: it is not when stale, its entry may be served
+// stale, and fl is within its grace (queued, or started less than the grace
+// ago).
+func (c *Cache[V]) await(fl *flight[V], now time.Time, stale bool) bool {
+	if stale && fl.inGrace(now, c.cfg.Grace) {
+		return false
+	}
+	fl.waiters.Add(1)
+	return true
+}
+
+// wait waits, as one of fl's waiters, for its outcome, or a stale copy it
+// offers, or the end of ctx.
+func (c *Cache[V]) wait(ctx context.Context, fl *flight[V]) (*Entry[V], Served, error) {
+	select {
+	case <-fl.done:
+		fl.waiters.Add(-1)
+	case <-fl.early:
+		select {
+		case <-fl.done:
+			fl.waiters.Add(-1)
+		default:
+			c.leave(fl)
+			return fl.stale, Stale, nil
+		}
+	case <-ctx.Done():
+		c.leave(fl)
+		return nil, 0, ctx.Err()
+	}
+	if fl.err != nil {
+		return nil, 0, fl.err
+	}
+	return fl.entry, Waited, nil
+}
+
+// run is a flight once started: it looks again, obtains the record (from the
 // fleet or a fetch), derives its value and stores it, unless the flight was
-// superseded meanwhile.
-func (c *Cache[V]) run(key string, fl *flight[V]) {
-	defer func() {
-		c.flights.CompareAndDelete(key, fl) // if it ended without a final commit
-		close(fl.done)
-	}()
-	// A flight that ended while this one was being set up may have stored
-	// a fresh entry already.
-	held, _ := c.local.get(key)
+// superseded meanwhile. A flight queued on its way (for a fetch slot, see
+// park) runs again from the start when it gets one.
+func (c *Cache[V]) run(fl *flight[V]) {
+	// A flight that ended while this one was being set up, or queued, may
+	// have stored a fresh entry already.
+	held, _ := c.local.get(fl.key)
 	if held != nil && held.Record.Fresh(c.cfg.Now()) {
+		c.releaseSlot(fl)
+		c.mu.Lock()
+		c.flights.CompareAndDelete(fl.key, fl)
+		c.mu.Unlock()
 		fl.entry = held
+		close(fl.done)
 		return
 	}
 	var heldRec *cache.Record
 	if held != nil {
 		heldRec = held.Record
-	} else if o, ok := c.outages.get(key); ok {
-		heldRec = o.Record(key)
+	} else if o, ok := c.outages.get(fl.key); ok {
+		heldRec = o.Record()
 	}
-	rec, after := c.obtain(key, heldRec, fl)
+	rec, after, ok := c.obtain(fl, heldRec)
+	if !ok {
+		return // queued for a slot, or ended
+	}
+	defer close(fl.done)
 	if after != nil {
-		defer c.contain("Fetch's after function", key, after)
+		defer c.contain("Fetch's after function", fl.key, after)
 	}
 	e, err := c.derive(rec, held)
 	if err != nil {
-		if e, err = c.derive(c.failed(key, heldRec), held); err != nil {
+		if e, err = c.derive(c.failed(fl.key, heldRec), held); err != nil {
+			c.mu.Lock()
+			c.flights.CompareAndDelete(fl.key, fl)
+			c.mu.Unlock()
 			fl.err = err
 			return
 		}
 	}
 	fl.entry = e
-	c.commit(key, fl, e, true)
+	c.commit(fl, e, true)
 }
 
-// failed returns the record of a fetch of key that failed unexpectedly.
-func (c *Cache[V]) failed(key string, held *cache.Record) *cache.Record {
-	now := c.cfg.Now()
-	return c.cfg.Policy.Next(key, held, nil, status.Classify(nil, now), now)
-}
-
-// commit stores e for key unless fl was superseded, and reports whether it
-// did. The final commit of a flight also ends its turn in the table, under
-// the same lock: from then on a caller finds e, or, if e has expired
-// already, starts a new flight, never joining this one while it ends.
-func (c *Cache[V]) commit(key string, fl *flight[V], e *Entry[V], final bool) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if final {
-		c.flights.CompareAndDelete(key, fl)
+// obtain returns the record that follows held for fl's key: from the fleet,
+// or from a fetch, with what to run once it is stored; fl no longer holds a
+// fetch slot then. It reports false when fl did not get that far: it is
+// queued for a fetch slot (dispatch runs it again), or ended.
+func (c *Cache[V]) obtain(fl *flight[V], held *cache.Record) (*cache.Record, func(), bool) {
+	if c.cfg.Fleet == nil || fl.local {
+		// schedule, dispatch or fallback gave the flight its slot.
+		rec, after := c.fetch(fl.key, held)
+		c.releaseSlot(fl)
+		return rec, after, true
 	}
-	return !fl.superseded && c.store(key, e)
-}
-
-// store puts e in the local tier and notes the politeness state of its
-// record; c.mu is held. It reports whether the local tier kept e.
-func (c *Cache[V]) store(key string, e *Entry[V]) bool {
-	c.outages.note(key, e.Record)
-	return c.local.put(key, e)
-}
-
-// keep stores e, made from key's outage o alone, unless something has come
-// since: a flight, an entry, or a change of the outage (Put, Invalidate).
-func (c *Cache[V]) keep(key string, o Outage, e *Entry[V]) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.flights.Load(key); ok {
-		return
-	}
-	if _, ok := c.local.get(key); ok {
-		return
-	}
-	if cur, ok := c.outages.get(key); ok && cur == o {
-		c.local.put(strings.Clone(key), e)
-	}
-}
-
-// supersede ends the current generation of key: its flight, if any, will
-// not store its result. c.mu is held.
-func (c *Cache[V]) supersede(key string) {
-	if fl, ok := c.flights.LoadAndDelete(key); ok {
-		fl.(*flight[V]).superseded = true
-	}
-}
-
-// derive makes the entry of rec, containing a panic of Config.Derive.
-func (c *Cache[V]) derive(rec *cache.Record, held *Entry[V]) (e *Entry[V], err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			c.panics.Add(1)
-			c.log.Error("robots: deriving a cache entry panicked", "authority", rec.Authority, "panic", p)
-			e, err = nil, fmt.Errorf("robots: deriving the entry of %s panicked: %v", rec.Authority, p)
-		}
-	}()
-	return &Entry[V]{Record: rec, Value: c.cfg.Derive(rec, held), fresh: deadlineOf(rec.FreshUntil)}, nil
-}
-
-// obtain returns the record that follows held for key: from the fleet, or
-// from a fetch, with what to run once it is stored.
-func (c *Cache[V]) obtain(key string, held *cache.Record, fl *flight[V]) (*cache.Record, func()) {
-	if c.cfg.Fleet == nil {
-		c.acquireSlot()
-		defer c.releaseSlot()
-		if c.slots != nil {
-			fl.begin(c.cfg.Now())
-		}
-		return c.fetch(key, held)
-	}
-	return c.viaFleet(key, held, fl)
+	return c.viaFleet(fl, held)
 }
 
 // fetch runs Config.Fetch; the caller holds a slot. A panic or a nil
@@ -433,6 +430,81 @@ func (c *Cache[V]) fetch(key string, held *cache.Record) (rec *cache.Record, aft
 	return c.cfg.Fetch(context.Background(), key, held)
 }
 
+// failed returns the record of a fetch of key that failed unexpectedly.
+func (c *Cache[V]) failed(key string, held *cache.Record) *cache.Record {
+	now := c.cfg.Now()
+	return c.cfg.Policy.Next(key, held, nil, status.Classify(nil, now), now)
+}
+
+// commit stores e for fl's key unless fl was superseded, and reports whether
+// it did. The final commit of a flight also ends its turn in the table,
+// under the same lock: from then on a caller finds e, or, if e has expired
+// already, starts a new flight, never joining this one while it ends.
+func (c *Cache[V]) commit(fl *flight[V], e *Entry[V], final bool) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if final {
+		c.flights.CompareAndDelete(fl.key, fl)
+	}
+	return !fl.superseded && c.store(fl.key, e)
+}
+
+// store puts e in the local tier and notes the politeness state of its
+// record; c.mu is held. It reports whether the local tier kept e: when it
+// did not (e alone is larger than its room), the politeness tier keeps the
+// record's good copy, if any.
+func (c *Cache[V]) store(key string, e *Entry[V]) bool {
+	fits := c.local.fits(sizeOf(key, e))
+	c.outages.note(key, e.Record, !fits)
+	if !fits {
+		c.local.delete(key)
+		return false
+	}
+	return c.local.put(key, e)
+}
+
+// keep stores e, made from the outage o alone, unless something has come
+// since: a flight, an entry, or a change of the outage (Observe, Seed,
+// Invalidate).
+func (c *Cache[V]) keep(o Outage, e *Entry[V]) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.flightOf(o.key) != nil {
+		return
+	}
+	if _, ok := c.local.get(o.key); ok {
+		return
+	}
+	if cur, ok := c.outages.get(o.key); ok && cur == o {
+		c.store(o.key, e) // the table's key: never a caller's
+	}
+}
+
+// supersede ends the current generation of key: its flight, if any, will
+// not store its result, and, if it is queued, ends at once, without a
+// fetch. c.mu is held.
+func (c *Cache[V]) supersede(key string) {
+	if v, ok := c.flights.LoadAndDelete(key); ok {
+		fl := v.(*flight[V])
+		fl.superseded = true
+		if fl.queued != nil {
+			c.end(fl)
+		}
+	}
+}
+
+// derive makes the entry of rec, containing a panic of Config.Derive.
+func (c *Cache[V]) derive(rec *cache.Record, held *Entry[V]) (e *Entry[V], err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.panics.Add(1)
+			c.log.Error("robots: deriving a cache entry panicked", "authority", rec.Authority, "panic", p)
+			e, err = nil, fmt.Errorf("robots: deriving the entry of %s panicked: %v", rec.Authority, p)
+		}
+	}()
+	return &Entry[V]{Record: rec, Value: c.cfg.Derive(rec, held), fresh: deadlineOf(rec.FreshUntil)}, nil
+}
+
 // contain runs fn, containing a panic.
 func (c *Cache[V]) contain(what, key string, fn func()) {
 	defer func() {
@@ -444,30 +516,6 @@ func (c *Cache[V]) contain(what, key string, fn func()) {
 	fn()
 }
 
-func (c *Cache[V]) acquireSlot() {
-	if c.slots != nil {
-		c.slots <- struct{}{}
-	}
-}
-
-func (c *Cache[V]) tryAcquireSlot() bool {
-	if c.slots == nil {
-		return true
-	}
-	select {
-	case c.slots <- struct{}{}:
-		return true
-	default:
-		return false
-	}
-}
-
-func (c *Cache[V]) releaseSlot() {
-	if c.slots != nil {
-		<-c.slots
-	}
-}
-
 // Held returns the record held for key, fresh or not: the local tier's, or
 // the record of its outage; nil when there is none.
 func (c *Cache[V]) Held(key string) *cache.Record {
@@ -475,94 +523,62 @@ func (c *Cache[V]) Held(key string) *cache.Record {
 		return e.Record
 	}
 	if o, ok := c.outages.get(key); ok {
-		return o.Record(key)
+		return o.Record()
 	}
 	return nil
 }
 
-// Put stores rec for key as current, whatever is held or under way: a
-// flight already running for key will not store its result. It fails only
-// when deriving the value panics.
-func (c *Cache[V]) Put(key string, rec *cache.Record) error {
-	key = strings.Clone(key) // kept: it must not hold the caller's string alive
-	held, _ := c.local.get(key)
-	e, err := c.derive(rec, held)
+// Observe stores the record next makes of what is held for key (nil when
+// nothing is), as a fetch's result is stored: in a flight of its own, which
+// starts a new generation. A flight under way for key will not store its
+// result, and nothing else stores for key while next runs, so what next
+// builds on is still current when its record is stored, unless Invalidate
+// or another Observe came meanwhile. Callers who ask meanwhile wait
+// for it, or are served the expired entry held. An error of next, or a
+// panic deriving the value, stores nothing and is returned.
+func (c *Cache[V]) Observe(key string, next func(held *cache.Record) (*cache.Record, error)) error {
+	fl := newFlight[V](strings.Clone(key)) // kept: it must not hold the caller's string alive
+	c.mu.Lock()
+	c.supersede(fl.key)
+	c.flights.Store(fl.key, fl)
+	fl.begin(c.cfg.Now())
+	c.mu.Unlock()
+	held := c.Held(fl.key)
+	heldEntry, _ := c.local.get(fl.key)
+	rec, err := next(held)
+	var e *Entry[V]
+	if err == nil {
+		e, err = c.derive(rec, heldEntry)
+	}
 	if err != nil {
+		c.mu.Lock()
+		c.end(fl)
+		c.mu.Unlock()
 		return err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.supersede(key)
-	c.store(key, e)
+	fl.entry = e
+	c.commit(fl, e, true)
+	close(fl.done)
 	return nil
 }
 
-// Resize counts key's entry again after its value changed size (see
-// Sizer), and evicts the least recently used entries to stay within the
-// byte budget; the entry itself becomes the most recently used. An entry
-// grown past the whole budget is dropped, as Lookup's store would drop it.
-// Resize reports whether key's entry is held afterwards; it does nothing
-// when none is.
+// Grow runs grow, which may make the value held for key larger (such as
+// rules compiled lazily for another set of agents: see Sizer), then, if it
+// reports so, counts the entry held for key again and evicts the least
+// recently used entries to stay within the budget; the entry becomes the
+// most recently used. An entry grown past the room the budget has is
+// dropped, as a store would drop it. Grow reports whether key's entry is
+// held afterwards.
 //
-// Whatever entry is held for key is measured, which need not be the one
+// It measures whatever entry is held for key, which need not be the one
 // whose value grew: Derive may have reused that value for the entry that
-// replaced it. A value that grows must therefore call Resize after each
-// growth, and the budget then counts it, however growth and stores
-// interleave.
-func (c *Cache[V]) Resize(key string) bool {
+// replaced it, which the budget then counts at its full size.
+func (c *Cache[V]) Grow(key string, grow func() bool) bool {
+	if !grow() {
+		_, ok := c.local.get(key)
+		return ok
+	}
 	return c.local.resize(key)
-}
-
-// Seed adds records known from elsewhere, such as an export: each one that
-// is newer than what is held for its authority, when no fetch of it is
-// under way. Their times stand: a fresh one answers until its freshness
-// ends, an expired one is refetched. A record whose body is larger than
-// MaxBody is refused: Seed then returns an error wrapping
-// cache.ErrMalformedRecord and adds nothing, as it does when deriving a value
-// fails. It returns how many records the local tier or the politeness table
-// took.
-func (c *Cache[V]) Seed(recs []*cache.Record) (int, error) {
-	var entries []*Entry[V]
-	for _, r := range recs {
-		if int64(len(r.Body)) > c.cfg.MaxBody || r.Good != nil && int64(len(r.Good.Body)) > c.cfg.MaxBody {
-			return 0, fmt.Errorf("%w: the record of %q holds a body over the cap of %d bytes", cache.ErrMalformedRecord, r.Authority, c.cfg.MaxBody)
-		}
-	}
-	for _, r := range recs {
-		if !c.isNewer(r) {
-			continue // not worth compiling
-		}
-		e, err := c.derive(r, nil)
-		if err != nil {
-			return 0, err
-		}
-		entries = append(entries, e)
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	added := 0
-	for _, e := range entries {
-		key := e.Record.Authority
-		if _, running := c.flights.Load(key); running || !c.isNewer(e.Record) {
-			continue
-		}
-		if c.store(key, e) || e.Record.Unreachable() {
-			added++
-		}
-	}
-	return added, nil
-}
-
-// isNewer reports whether r was fetched after what is held for its
-// authority.
-func (c *Cache[V]) isNewer(r *cache.Record) bool {
-	if cur, ok := c.local.get(r.Authority); ok && !cur.Record.FetchedAt.Before(r.FetchedAt) {
-		return false
-	}
-	if o, ok := c.outages.get(r.Authority); ok && !o.Last.Before(r.FetchedAt) {
-		return false
-	}
-	return true
 }
 
 // Invalidate forgets key: its entry, its politeness state, and the result
@@ -575,36 +591,20 @@ func (c *Cache[V]) Invalidate(key string) {
 	c.outages.delete(key)
 }
 
-// Records returns every record held: the local tier's, least recently used
-// first, then, for authorities whose record was evicted, the record of
-// their outage.
-func (c *Cache[V]) Records() []*cache.Record {
-	keys, entries := c.local.snapshot()
-	held := make(map[string]bool, len(keys))
-	out := make([]*cache.Record, 0, len(entries))
-	for i, e := range entries {
-		held[keys[i]] = true
-		out = append(out, e.Record)
-	}
-	okeys, outages := c.outages.snapshot()
-	for i, k := range okeys {
-		if !held[k] {
-			out = append(out, outages[i].Record(k))
-		}
-	}
-	return out
-}
-
 // Stats are a Cache's figures.
 type Stats struct {
-	// Entries and Bytes are what the local tier holds now; Budget is its
-	// bound. Evictions counts entries evicted to make room.
+	// Entries are the entries of the local tier now. Bytes is what the
+	// budget holds: the entries, and the good copies of outages whose
+	// entries were evicted; Budget is its bound. Evictions counts entries
+	// evicted to make room.
 	Entries   int
 	Bytes     int64
 	Budget    int64
 	Evictions uint64
 	// Outages is the number of authorities in the politeness table.
 	Outages int
+	// Queued is the number of flights waiting for a fetch slot now.
+	Queued int
 	// FleetHits counts records taken from the fleet instead of a fetch.
 	FleetHits uint64
 	// FleetErrors counts failed fleet operations, panics and untrustworthy
@@ -621,12 +621,16 @@ type Stats struct {
 
 // Stats returns the Cache's figures now.
 func (c *Cache[V]) Stats() Stats {
+	c.mu.Lock()
+	queued := c.queue.Len()
+	c.mu.Unlock()
 	return Stats{
 		Entries:        c.local.len(),
-		Bytes:          c.local.bytes.Load(),
+		Bytes:          c.local.bytes.Load() + c.outages.copyBytes.Load(),
 		Budget:         c.local.budget,
 		Evictions:      c.local.evicted.Load(),
 		Outages:        c.outages.len(),
+		Queued:         queued,
 		FleetHits:      c.fleetHits.Load(),
 		FleetErrors:    c.fleetErrors.Load(),
 		FleetFallbacks: c.fallbacks.Load(),

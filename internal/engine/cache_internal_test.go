@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"bytes"
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -28,28 +30,28 @@ func TestKeepUndoesNothing(t *testing.T) {
 		FetchedAt: now, FreshUntil: now.Add(time.Hour)}
 	for name, meanwhile := range map[string]func(){
 		"put": func() {
-			require.NoError(t, c.Put(key, &cache.Record{Authority: key, Class: status.Success, Body: []byte("x"), FetchedAt: now, FreshUntil: now.Add(time.Hour)}))
+			require.NoError(t, c.put(key, &cache.Record{Authority: key, Class: status.Success, Body: []byte("x"), FetchedAt: now, FreshUntil: now.Add(time.Hour)}))
 		},
 		"invalidate": func() { c.Invalidate(key) },
 	} {
 		t.Run(name, func(t *testing.T) {
-			c.outages.note(key, down)
+			c.outages.note(key, down, true)
 			o, ok := c.outages.get(key) // what a lookup read
 			require.True(t, ok)
-			e, err := c.derive(o.Record(key), nil)
+			e, err := c.derive(o.Record(), nil)
 			require.NoError(t, err)
 			meanwhile()
 			held := c.Held(key)
-			c.keep(key, o, e)
+			c.keep(o, e)
 			assert.Same(t, held, c.Held(key), "the outage's answer came too late to be stored")
 			c.Invalidate(key)
 		})
 	}
 	// With nothing come since, it is stored.
-	c.outages.note(key, down)
+	c.outages.note(key, down, true)
 	o, _ := c.outages.get(key)
-	e, _ := c.derive(o.Record(key), nil)
-	c.keep(key, o, e)
+	e, _ := c.derive(o.Record(), nil)
+	c.keep(o, e)
 	got, ok := c.local.get(key)
 	require.True(t, ok)
 	assert.Same(t, e, got)
@@ -73,7 +75,7 @@ func TestKeysAreCopied(t *testing.T) {
 	}
 	_, _, _, err := c.Lookup(context.Background(), url[:len("https://a.example")])
 	require.NoError(t, err)
-	require.NoError(t, c.Put(url[:len("https://a.exam")], &cache.Record{Authority: "https://a.exam", Class: status.Success, FetchedAt: now, FreshUntil: now.Add(time.Hour)}))
+	require.NoError(t, c.put(url[:len("https://a.exam")], &cache.Record{Authority: "https://a.exam", Class: status.Success, FetchedAt: now, FreshUntil: now.Add(time.Hour)}))
 	keys, entries := c.local.snapshot()
 	require.Len(t, keys, 2)
 	for i, k := range keys {
@@ -96,10 +98,10 @@ func TestRefreshEndingMeanwhileAnswers(t *testing.T) {
 	rec := func(at time.Time) *cache.Record {
 		return &cache.Record{Authority: key, Class: status.Success, Body: []byte("x"), FetchedAt: at, FreshUntil: at.Add(time.Hour)}
 	}
-	require.NoError(t, c.Put(key, rec(now.Add(-2*time.Hour))))
+	require.NoError(t, c.put(key, rec(now.Add(-2*time.Hour))))
 	seen, _ := c.local.get(key) // what Lookup saw: expired
 	require.False(t, seen.Record.Fresh(now))
-	require.NoError(t, c.Put(key, rec(now))) // the refresh ends and stores
+	require.NoError(t, c.put(key, rec(now))) // the refresh ends and stores
 	e, served, _, err := c.miss(context.Background(), key, seen, now)
 	require.NoError(t, err)
 	assert.Equal(t, Hit, served)
@@ -127,24 +129,145 @@ func TestCacheResize(t *testing.T) {
 		},
 	})
 	for _, k := range []string{"https://a.example", "https://b.example"} {
-		require.NoError(t, c.Put(k, rec(k)))
+		require.NoError(t, c.put(k, rec(k)))
 	}
 	before := c.Stats()
 	require.Equal(t, 2, before.Entries)
-	assert.False(t, c.Resize("https://absent.example"))
+	assert.False(t, c.resize("https://absent.example"))
 	assert.Equal(t, before, c.Stats())
 
 	vals["https://a.example"].n.Add(one / 4)
-	require.True(t, c.Resize("https://a.example"))
+	require.True(t, c.resize("https://a.example"))
 	assert.Equal(t, before.Bytes+one/4, c.Stats().Bytes)
 	assert.Zero(t, c.Stats().Evictions)
 
 	vals["https://a.example"].n.Add(one / 2) // past the budget with b
-	require.True(t, c.Resize("https://a.example"))
+	require.True(t, c.resize("https://a.example"))
 	st := c.Stats()
 	assert.Equal(t, uint64(1), st.Evictions)
 	assert.Equal(t, 1, st.Entries)
 	assert.NotNil(t, c.Held("https://a.example"), "the grown entry stays")
 	assert.Nil(t, c.Held("https://b.example"), "the other made room")
 	assert.LessOrEqual(t, st.Bytes, st.Budget)
+}
+
+// put stores rec as key's record, as a fetch of key would.
+func (c *Cache[V]) put(key string, rec *cache.Record) error {
+	return c.Observe(key, func(*cache.Record) (*cache.Record, error) { return rec, nil })
+}
+
+// resize is Grow after a growth of key's value made elsewhere.
+func (c *Cache[V]) resize(key string) bool {
+	return c.Grow(key, func() bool { return true })
+}
+
+// A record that does not encode is left out of the export, and named; the
+// stream holds the others. Records are made within what encodes, so only a
+// record stored by hand can show it.
+func TestExportSkipsWhatDoesNotEncode(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	c := New(Config[blob]{
+		Bytes: 1 << 20, Grace: time.Second, Now: func() time.Time { return now },
+		Fetch:  func(context.Context, string, *cache.Record) (*cache.Record, func()) { panic("no fetch in this test") },
+		Derive: func(*cache.Record, *Entry[blob]) blob { return nil },
+	})
+	good := &cache.Record{Authority: "https://a.example", Class: status.Success, Body: []byte("x"), FetchedAt: now, FreshUntil: now.Add(time.Hour)}
+	bad := &cache.Record{Authority: "https://b.example", Class: status.Success, Body: []byte("x"), FetchedAt: now, FreshUntil: now.Add(time.Hour),
+		Header: http.Header{"Age": make([]string, cache.MaxHeaderValues+1)}}
+	require.NoError(t, c.put(good.Authority, good))
+	require.NoError(t, c.put(bad.Authority, bad))
+	var buf bytes.Buffer
+	skipped, err := c.Export(&buf)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"https://b.example"}, skipped)
+	recs, err := cache.ReadStream(&buf)
+	require.NoError(t, err)
+	require.Len(t, recs, 1)
+	assert.Equal(t, "https://a.example", recs[0].Authority)
+}
+
+// graft gives a record from the fleet that stands for an outage the good
+// copy held here, when it has none or an older one, and leaves every other
+// record as it is.
+func TestGraft(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	const key = "https://a.example"
+	good := func(at time.Time) *cache.Record {
+		return &cache.Record{Authority: key, Class: status.Success, Body: []byte("x"), FetchedAt: at, FreshUntil: at.Add(time.Hour)}
+	}
+	outage := func(copy *cache.Record) *cache.Record {
+		return &cache.Record{Authority: key, Class: status.Unreachable, Failures: 1, UnreachableSince: now, FetchedAt: now,
+			FreshUntil: now.Add(time.Hour), Good: copy}
+	}
+	older, newer := good(now.Add(-2*time.Hour)), good(now.Add(-time.Hour))
+	for name, tt := range map[string]struct {
+		rec, held *cache.Record
+		want      *cache.Record // the good copy of the result
+	}{
+		"a good record":                 {newer, outage(older), nil},
+		"nothing from the fleet":        {nil, newer, nil},
+		"an outage, nothing held":       {outage(nil), nil, nil},
+		"an outage, a copy held":        {outage(nil), newer, newer},
+		"an outage, an outage held":     {outage(nil), outage(newer), newer},
+		"an outage with an older copy":  {outage(older), newer, newer},
+		"an outage with a newer copy":   {outage(newer), older, newer},
+		"an outage with the same copy":  {outage(newer), outage(newer), newer},
+		"an outage, a copy-less outage": {outage(nil), outage(nil), nil},
+	} {
+		t.Run(name, func(t *testing.T) {
+			got := graft(tt.rec, tt.held)
+			if tt.rec == nil || !tt.rec.Unreachable() {
+				assert.Same(t, tt.rec, got)
+				return
+			}
+			assert.Same(t, tt.want, got.Good)
+			if tt.want != tt.rec.Good {
+				assert.NotSame(t, tt.rec, got, "the fleet's record is not changed: it may be shared")
+			}
+		})
+	}
+}
+
+// A refresh queued for a fetch slot whose entry is evicted while it waits
+// ends without a fetch when its turn comes: no one waits for it, and no
+// entry needs it.
+func TestQueuedRefreshOfAnEvictedEntry(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	fetched := make(chan string, 10)
+	release, never := make(chan struct{}), make(chan struct{})
+	defer close(never)
+	c := New(Config[blob]{
+		Bytes: 1 << 20, Grace: time.Second, Now: func() time.Time { return now }, MaxFetches: 1,
+		Fetch: func(_ context.Context, key string, _ *cache.Record) (*cache.Record, func()) {
+			fetched <- key
+			if key == "https://a.example" {
+				<-never // were it started, it would still be in the table below
+			}
+			<-release
+			return &cache.Record{Authority: key, Class: status.Success, Body: []byte("x"), FetchedAt: now, FreshUntil: now.Add(time.Hour)}, nil
+		},
+		Derive: func(*cache.Record, *Entry[blob]) blob { return nil },
+	})
+	const a, b = "https://a.example", "https://b.example"
+	require.NoError(t, c.put(a, &cache.Record{Authority: a, Class: status.Success, Body: []byte("x"), FetchedAt: now.Add(-time.Hour), FreshUntil: now.Add(-time.Minute)}))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _, _, err := c.Lookup(context.Background(), b) // takes the only slot
+		assert.NoError(t, err)
+	}()
+	require.Equal(t, b, <-fetched)
+	_, served, _, err := c.Lookup(context.Background(), a)
+	require.NoError(t, err)
+	require.Equal(t, Stale, served, "a's refresh is queued")
+	require.Equal(t, 1, c.Stats().Queued)
+	c.local.delete(a) // evicted while it waits
+	close(release)
+	<-done
+	c.mu.Lock()
+	queued := c.queue.Len()
+	c.mu.Unlock()
+	assert.Zero(t, queued)
+	assert.Nil(t, c.flightOf(a))
+	assert.Empty(t, fetched, "no fetch for a refresh of nothing")
 }

@@ -243,7 +243,7 @@ func TestNoStaleAnswerPastADay(t *testing.T) {
 // A fetch begun before Invalidate, or before Put, never becomes current:
 // its callers get its answer, the cache keeps the newer one.
 func TestGenerations(t *testing.T) {
-	for _, how := range []string{"invalidate", "put"} {
+	for _, how := range []string{"invalidate", "observe"} {
 		t.Run(how, func(t *testing.T) {
 			clk := &clock{t: now}
 			o := newOrigin(clk)
@@ -262,9 +262,11 @@ func TestGenerations(t *testing.T) {
 				assert.Equal(t, engine.Waited, served)
 				assert.Contains(t, e.Value.body, "/call-2")
 				<-o.started
-			case "put":
+			case "observe":
 				res := file(keyA, "User-agent: *\nDisallow: /observed\n")
-				require.NoError(t, c.Put(keyA, policy.Next(keyA, nil, res, status.Classify(res, now), now)))
+				require.NoError(t, c.Observe(keyA, func(held *cache.Record) (*cache.Record, error) {
+					return policy.Next(keyA, held, res, status.Classify(res, now), now), nil
+				}))
 			}
 			o.release(1)
 			assert.Contains(t, (<-old).Value.body, "/call-1", "the callers of the old fetch get its answer")
@@ -276,7 +278,8 @@ func TestGenerations(t *testing.T) {
 }
 
 // At most MaxFetches fetches run at once; a caller queued behind them
-// still leaves when its context ends.
+// still leaves when its context ends, and its fetch, refreshing nothing,
+// leaves with it.
 func TestMaxFetches(t *testing.T) {
 	clk := &clock{t: now}
 	o := newOrigin(clk)
@@ -293,11 +296,13 @@ func TestMaxFetches(t *testing.T) {
 	_, _, _, err := c.Lookup(ctx, keyB)
 	assert.ErrorIs(t, err, context.DeadlineExceeded, "B is queued behind A")
 	assert.Equal(t, 0, o.fetches(keyB))
+	assert.Zero(t, c.Stats().Queued, "B's fetch left with its only caller")
 	o.release(1)
 	<-a
-	assert.Equal(t, keyB, <-o.started, "B's fetch runs once A's is done")
 	e, _ := lookup(t, c, keyB)
+	assert.Equal(t, keyB, <-o.started, "asked again, B is fetched, once")
 	assert.Contains(t, e.Value.body, "/call-2")
+	assert.Equal(t, 1, o.fetches(keyB))
 	assert.Equal(t, 1, o.maxIn)
 
 	// A refresh queued for a slot has not started: its grace has not begun,
@@ -412,7 +417,7 @@ func TestSeedAndRecords(t *testing.T) {
 	newer := fleettest.Sample(keyB, now)
 	outage := &cache.Record{Authority: "https://down.example", Class: status.Unreachable, Failures: 2,
 		UnreachableSince: now.Add(-time.Hour), FetchedAt: now, FreshUntil: now.Add(time.Hour)}
-	n, err := c.Seed([]*cache.Record{older, newer, outage})
+	n, err := c.Seed([]*cache.Record{older, newer, outage}, now)
 	require.NoError(t, err)
 	assert.Equal(t, 2, n, "the record older than the one held is not added")
 	e, served := lookup(t, c, keyB)
@@ -774,11 +779,11 @@ func TestSeedRefuses(t *testing.T) {
 	c := newCache(t, o, func(cfg *engine.Config[*val]) { cfg.MaxBody = 1024 })
 	big := fleettest.Sample(keyB, now)
 	big.Body = make([]byte, 2048)
-	n, err := c.Seed([]*cache.Record{fleettest.Sample(keyA, now), big})
+	n, err := c.Seed([]*cache.Record{fleettest.Sample(keyA, now), big}, now)
 	assert.ErrorIs(t, err, cache.ErrMalformedRecord)
 	assert.Zero(t, n)
 	assert.Zero(t, c.Stats().Entries)
-	n, err = c.Seed([]*cache.Record{fleettest.Sample(keyA, now), fleettest.Sample(keyA, now.Add(-time.Hour))})
+	n, err = c.Seed([]*cache.Record{fleettest.Sample(keyA, now), fleettest.Sample(keyA, now.Add(-time.Hour))}, now)
 	require.NoError(t, err)
 	assert.Equal(t, 1, n, "the older record of the same authority is not taken")
 }

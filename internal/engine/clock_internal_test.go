@@ -128,7 +128,7 @@ func TestHit(t *testing.T) {
 		{"https://zero.example", time.Time{}, false},
 	}
 	for _, tt := range tests {
-		require.NoError(t, c.Put(tt.key, rec(tt.key, tt.until)))
+		require.NoError(t, c.put(tt.key, rec(tt.key, tt.until)))
 		e, ok := c.Hit(tt.key)
 		assert.Equal(t, tt.hit, ok, tt.key)
 		if tt.hit {
@@ -144,7 +144,7 @@ func TestHit(t *testing.T) {
 	assert.False(t, ok)
 
 	injected := newCache(func() time.Time { return now })
-	require.NoError(t, injected.Put(tests[0].key, rec(tests[0].key, tests[0].until)))
+	require.NoError(t, injected.put(tests[0].key, rec(tests[0].key, tests[0].until)))
 	_, ok = injected.Hit(tests[0].key)
 	assert.False(t, ok, "an injected clock: Lookup judges")
 	assert.Equal(t, now, injected.Now())

@@ -13,10 +13,9 @@ import (
 // Sizer is a value that knows how many bytes it holds in memory.
 type Sizer interface {
 	// Size returns the bytes the value holds, everything it points to
-	// included. It may change after the value is stored, if the value
-	// fills a cache of its own lazily: its holder then calls Cache.Resize,
-	// so that the budget counts what it holds now. Size must be safe to
-	// call concurrently with that growth.
+	// included. It may grow after the value is stored, if the value fills a
+	// cache of its own lazily, but only inside Cache.Grow, which counts it
+	// again. Size must be safe to call concurrently with that growth.
 	Size() int64
 }
 
@@ -53,6 +52,13 @@ type local[V Sizer] struct {
 	bytes   atomic.Int64 // written under mu
 	epoch   atomic.Uint64
 	evicted atomic.Uint64
+
+	// others is what the budget holds besides the entries: the good
+	// copies the politeness tier keeps. spill, when set, is given each
+	// entry evicted, under mu, so that the politeness tier takes what
+	// must outlive it.
+	others *atomic.Int64
+	spill  func(key string, e *Entry[V])
 }
 
 type slot[V Sizer] struct {
@@ -62,7 +68,7 @@ type slot[V Sizer] struct {
 }
 
 func newLocal[V Sizer](budget int64) *local[V] {
-	l := &local[V]{budget: budget}
+	l := &local[V]{budget: budget, others: new(atomic.Int64)}
 	// The count bound is not used: bytes bound the tier.
 	l.order, _ = simplelru.NewLRU[string, *slot[V]](math.MaxInt, nil)
 	return l
@@ -82,14 +88,25 @@ func (l *local[V]) get(key string) (*Entry[V], bool) {
 	return s.entry.Load(), true
 }
 
+// has reports whether key's entry is held, without making it more recently
+// used.
+func (l *local[V]) has(key string) bool {
+	_, ok := l.front.Load(key)
+	return ok
+}
+
 // sizeOf is what an entry for key counts against the budget.
 func sizeOf[V Sizer](key string, e *Entry[V]) int64 {
 	return entryOverhead + int64(len(key)) + e.Record.Size() + e.Value.Size()
 }
 
+// fits reports whether an entry of size bytes fits in the tier, beside
+// what the budget holds besides entries.
+func (l *local[V]) fits(size int64) bool { return size <= l.budget-l.others.Load() }
+
 // put stores e for key and evicts the least recently used entries until the
-// tier is within its budget. An entry larger than the whole budget is not
-// kept: put reports whether e was.
+// tier is within its budget. An entry larger than the room the budget has
+// for entries is not kept: put reports whether e was.
 //
 // e is measured under l.mu, as resize measures: a value that grows between
 // put and a resize of its own is then counted at its full size by
@@ -98,7 +115,7 @@ func (l *local[V]) put(key string, e *Entry[V]) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	size := sizeOf(key, e)
-	if size > l.budget {
+	if !l.fits(size) {
 		l.remove(key)
 		return false
 	}
@@ -138,7 +155,7 @@ func (l *local[V]) resize(key string) bool {
 		return false
 	}
 	size := sizeOf(key, s.entry.Load())
-	if size > l.budget {
+	if !l.fits(size) {
 		l.remove(key)
 		return false
 	}
@@ -149,14 +166,17 @@ func (l *local[V]) resize(key string) bool {
 	return true
 }
 
-// evict removes the least recently used entries until the tier is within
-// its budget; l.mu is held.
+// evict removes the least recently used entries until the tier, with what
+// the budget holds besides, is within its budget; l.mu is held.
 func (l *local[V]) evict() {
-	for l.bytes.Load() > l.budget {
+	for l.bytes.Load()+l.others.Load() > l.budget && l.order.Len() > 0 {
 		k, old, _ := l.order.RemoveOldest()
 		l.front.CompareAndDelete(k, old)
 		l.bytes.Add(-old.size)
 		l.evicted.Add(1)
+		if l.spill != nil {
+			l.spill(k, old.entry.Load())
+		}
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/stretchr/testify/assert"
@@ -159,62 +158,6 @@ func TestLocalConcurrentUse(t *testing.T) {
 		sum += sizeOf(keysHeld[i], entries[i])
 	}
 	assert.Equal(t, sum, l.bytes.Load(), "the count of bytes is exact after any interleaving")
-}
-
-func TestPoliteness(t *testing.T) {
-	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	out := func(key string, failures int) *cache.Record {
-		return &cache.Record{Authority: key, Class: status.Unreachable, Failures: failures, UnreachableSince: now.Add(-time.Hour),
-			FetchedAt: now, FreshUntil: now.Add(2 * time.Minute)}
-	}
-	p := newPoliteness(3)
-	p.note("a", out("a", 2))
-	o, ok := p.get("a")
-	require.True(t, ok)
-	assert.Equal(t, Outage{Failures: 2, Since: now.Add(-time.Hour), Last: now, NextRetry: now.Add(2 * time.Minute)}, o)
-
-	rec := o.Record("a")
-	assert.True(t, rec.Unreachable())
-	assert.Equal(t, now.Add(2*time.Minute), rec.FreshUntil)
-	_, err := rec.MarshalBinary()
-	assert.NoError(t, err, "an outage's record is a valid record")
-	assert.NoError(t, rec.Check(now))
-
-	p.note("a", &cache.Record{Authority: "a", Class: status.Success, Body: []byte("x")})
-	_, ok = p.get("a")
-	assert.False(t, ok, "a success ends the outage")
-
-	for _, k := range []string{"a", "b", "c", "d"} {
-		p.note(k, out(k, 1))
-	}
-	assert.Equal(t, 3, p.len(), "bounded")
-	_, ok = p.get("a")
-	assert.False(t, ok, "the least recently noted went")
-	p.delete("b")
-	keys, _ := p.snapshot()
-	assert.Equal(t, []string{"c", "d"}, keys)
-	assert.Equal(t, DefaultOutages, newPoliteness(0).max)
-}
-
-// An outage costs what DefaultOutages documents: about 175 bytes with its
-// key.
-func TestPolitenessEntrySize(t *testing.T) {
-	const n = 20_000
-	keys := make([]string, n)
-	for i := range keys {
-		keys[i] = fmt.Sprintf("https://host-%d.example", i)
-	}
-	p := newPoliteness(n)
-	rec := &cache.Record{Authority: "x", Class: status.Unreachable, Failures: 1, UnreachableSince: time.Now(), FreshUntil: time.Now()}
-	_, kept := sharedtest.Memory(func() {
-		for _, k := range keys {
-			p.note(k, rec)
-		}
-	})
-	per := float64(kept) / n
-	t.Logf("%.0f bytes per outage, keys of %d bytes held elsewhere", per, len(keys[0]))
-	assert.Less(t, per+float64(len(keys[0])), 180.0)
-	runtime.KeepAlive(p)
 }
 
 // BenchmarkGetParallel compares a hit in the local tier with a hit in

@@ -21,57 +21,54 @@ const (
 // outlived two leases by the real clock.
 var errWaitedTooLong = errors.New("no record published within two fetch leases")
 
-// viaFleet obtains key's record through the fleet: its fresh record; or,
+// viaFleet obtains fl's record through the fleet: its fresh record; or,
 // with the lease, a fetch, published; or, while another process holds the
 // lease, its publication, polled for until the lease runs out (then it takes
-// over). Any failure of the fleet falls back to a fetch of this process.
-func (c *Cache[V]) viaFleet(key string, held *cache.Record, fl *flight[V]) (*cache.Record, func()) {
-	slot := false // whether this flight holds a fetch slot
-	defer func() {
-		if slot {
-			c.releaseSlot()
-		}
-	}()
-	if c.slots != nil {
-		fl.begin(c.cfg.Now()) // no queue on the way to the fleet
-	}
+// over). Any failure of the fleet falls back to a fetch of this process. A
+// record from the fleet that stands for an outage without a good copy gets
+// the copy held here (graft). It reports false when fl did not get that
+// far: it is queued for a fetch slot, or ended.
+func (c *Cache[V]) viaFleet(fl *flight[V], held *cache.Record) (*cache.Record, func(), bool) {
+	key := fl.key
 	deadline := time.Now().Add(2 * c.lease)
 	for {
 		now := c.cfg.Now()
 		g, err := c.acquire(key, now)
 		if err != nil {
-			return c.fallback(key, held, &slot, err)
+			return c.fallback(fl, held, err)
 		}
 		switch {
-		case g.Lease != nil && !slot && !c.tryAcquireSlot():
+		case g.Lease != nil && !c.trySlot(fl):
 			// Never hold the fleet's lease while queued for a slot: it
 			// would run out and let another process fetch too. The wait
 			// counts neither against the grace nor against the deadline.
 			c.release(*g.Lease)
-			c.acquireSlot()
-			slot = true
+			if !c.parkLocked(fl) {
+				return nil, nil, false
+			}
 			fl.begin(c.cfg.Now())
 			deadline = time.Now().Add(2 * c.lease)
 			continue
 		case g.Lease != nil:
-			slot = true
-			rec, after := c.fetch(key, newer(held, g.Record))
+			rec, after := c.fetch(key, graft(newer(held, g.Record), held))
+			c.releaseSlot(fl)
 			c.share(key, *g.Lease, rec, fl)
-			return rec, after
+			return rec, after, true
 		case g.HeldUntil.IsZero():
+			c.releaseSlot(fl) // held when it came back from the queue
 			c.fleetHits.Add(1)
-			return g.Record, nil
+			return graft(g.Record, held), nil, true
 		}
-		if slot { // not needed while another fetches
-			c.releaseSlot()
-			slot = false
-		}
+		c.releaseSlot(fl) // not needed while another fetches
 		if g.Record != nil {
-			c.offer(key, g.Record, fl)
+			c.offer(fl, graft(g.Record, held))
 		}
 		for wait := pollMin; ; wait = min(2*wait, pollMax) {
 			if time.Now().After(deadline) {
-				return c.fallback(key, held, &slot, errWaitedTooLong)
+				return c.fallback(fl, held, errWaitedTooLong)
+			}
+			if c.abandon(fl) {
+				return nil, nil, false
 			}
 			time.Sleep(wait)
 			now = c.cfg.Now()
@@ -80,28 +77,75 @@ func (c *Cache[V]) viaFleet(key string, held *cache.Record, fl *flight[V]) (*cac
 			}
 			rec, err := c.get(key, now)
 			if err != nil {
-				return c.fallback(key, held, &slot, err)
+				return c.fallback(fl, held, err)
 			}
 			if rec != nil && rec.Fresh(now) {
 				c.fleetHits.Add(1)
-				return rec, nil
+				return graft(rec, held), nil, true
 			}
 		}
 	}
 }
 
-// fallback fetches key in this process after the fleet failed with err.
-func (c *Cache[V]) fallback(key string, held *cache.Record, slot *bool, err error) (*cache.Record, func()) {
+// trySlot gives fl a fetch slot if it has none and one is free, and reports
+// whether fl holds one.
+func (c *Cache[V]) trySlot(fl *flight[V]) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return fl.slot || c.takeSlot(fl)
+}
+
+// parkLocked is park under c.mu.
+func (c *Cache[V]) parkLocked(fl *flight[V]) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.park(fl)
+}
+
+// abandon ends fl, waiting for another process's publication, if no one
+// wants it any more, and reports whether it did.
+func (c *Cache[V]) abandon(fl *flight[V]) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.wanted(fl) {
+		return false
+	}
+	c.end(fl)
+	return true
+}
+
+// graft returns rec, a record from the fleet, with the good copy of held
+// when rec stands for an outage and has no copy, or an older one: another
+// process that started cold, or whose store dropped the copy, knows less
+// than this one, and a copy-less outage would turn the copy's answers into
+// disallow-all.
+func graft(rec, held *cache.Record) *cache.Record {
+	g := held.GoodCopy()
+	if rec == nil || !rec.Unreachable() || g == nil || g == rec.Good ||
+		rec.Good != nil && !g.FetchedAt.After(rec.Good.FetchedAt) {
+		return rec
+	}
+	r := *rec
+	r.Good = g
+	return &r
+}
+
+// fallback fetches fl's key in this process after the fleet failed with
+// err; it reports false when fl is queued for a fetch slot (it fetches
+// without the fleet when it gets one), or ended.
+func (c *Cache[V]) fallback(fl *flight[V], held *cache.Record, err error) (*cache.Record, func(), bool) {
 	if !errors.Is(err, errWaitedTooLong) {
 		c.fleetErrors.Add(1)
 	}
 	c.fallbacks.Add(1)
-	c.log.Warn("robots: fleet failed; fetching robots.txt locally", "authority", key, "err", err)
-	if !*slot {
-		c.acquireSlot()
-		*slot = true
+	c.log.Warn("robots: fleet failed; fetching robots.txt locally", "authority", fl.key, "err", err)
+	fl.local = true
+	if !c.trySlot(fl) && !c.parkLocked(fl) {
+		return nil, nil, false
 	}
-	return c.fetch(key, held)
+	rec, after := c.fetch(fl.key, held)
+	c.releaseSlot(fl)
+	return rec, after, true
 }
 
 // share publishes rec under lease l, or releases l when the flight was
@@ -130,17 +174,17 @@ func (c *Cache[V]) share(key string, l cache.Lease, rec *cache.Record, fl *fligh
 	}
 }
 
-// offer serves rec, the fleet's stale record, to the callers of key while
+// offer serves rec, the fleet's stale record, to the callers of fl while
 // another process refreshes it, when this process has no copy of its own.
-func (c *Cache[V]) offer(key string, rec *cache.Record, fl *flight[V]) {
+func (c *Cache[V]) offer(fl *flight[V], rec *cache.Record) {
 	if fl.stale != nil || !servable(rec, c.cfg.Now()) {
 		return
 	}
-	if _, ok := c.local.get(key); ok {
+	if _, ok := c.local.get(fl.key); ok {
 		return
 	}
 	e, err := c.derive(rec, nil)
-	if err != nil || !c.commit(key, fl, e, false) {
+	if err != nil || !c.commit(fl, e, false) {
 		return
 	}
 	fl.stale = e
@@ -184,7 +228,7 @@ func (c *Cache[V]) acquire(key string, now time.Time) (g cache.Grant, err error)
 		return g, err
 	}
 	if g.Record != nil {
-		if bad := c.checkShared(g.Record, key, now); bad != nil {
+		if bad := c.admit(g.Record, key, now); bad != nil {
 			if g.Lease == nil {
 				return g, bad
 			}
@@ -218,22 +262,9 @@ func (c *Cache[V]) get(key string, now time.Time) (rec *cache.Record, err error)
 		return err
 	})
 	if err == nil && rec != nil {
-		err = c.checkShared(rec, key, now)
+		err = c.admit(rec, key, now)
 	}
 	return rec, err
-}
-
-// checkShared reports why rec, read from the fleet for key at now, is not
-// to be trusted: another authority's record, a body over this process's
-// cap, or what Check refuses.
-func (c *Cache[V]) checkShared(rec *cache.Record, key string, now time.Time) error {
-	switch {
-	case rec.Authority != key:
-		return fmt.Errorf("%w: the fleet's record for %q is about %q", cache.ErrMalformedRecord, key, rec.Authority)
-	case int64(len(rec.Body)) > c.cfg.MaxBody || rec.Good != nil && int64(len(rec.Good.Body)) > c.cfg.MaxBody:
-		return fmt.Errorf("%w: the fleet's record for %q holds a body over the cap of %d bytes", cache.ErrMalformedRecord, key, c.cfg.MaxBody)
-	}
-	return rec.Check(now)
 }
 
 func (c *Cache[V]) release(l cache.Lease) {

@@ -1,0 +1,144 @@
+package engine
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/crawlkit/robots/cache"
+	"github.com/crawlkit/robots/internal/authority"
+	"github.com/crawlkit/robots/internal/exportstream"
+)
+
+// Records that come from outside the process, and those that leave it.
+
+// admit reports why rec, which comes from outside the process (a fleet, an
+// import), is not to be trusted at now as the record of key: it is about
+// another authority, or about one not written in canonical form, or holds a
+// body over this process's cap, or fails cache.Record.Check. An empty key
+// takes rec's own authority. Every record from outside passes here.
+func (c *Cache[V]) admit(rec *cache.Record, key string, now time.Time) error {
+	if key == "" {
+		key = rec.Authority
+	}
+	switch {
+	case rec.Authority != key:
+		return fmt.Errorf("%w: the record for %q is about %q", cache.ErrMalformedRecord, key, rec.Authority)
+	case !canonical(key):
+		return fmt.Errorf("%w: %q is not an authority in canonical form", cache.ErrMalformedRecord, key)
+	case int64(len(rec.Body)) > c.cfg.MaxBody || rec.Good != nil && int64(len(rec.Good.Body)) > c.cfg.MaxBody:
+		return fmt.Errorf("%w: the record of %q holds a body over the cap of %d bytes", cache.ErrMalformedRecord, key, c.cfg.MaxBody)
+	}
+	return rec.Check(now)
+}
+
+// canonical reports whether key is an authority in the form the cache keys
+// authorities by.
+func canonical(key string) bool {
+	a, err := authority.Parse(key + "/")
+	return err == nil && a.Key == key
+}
+
+// Seed adds records known from elsewhere, such as an export: for each
+// authority, its newest record, when it is newer than what is held and no
+// fetch of it is under way. Their times stand: a fresh one answers until its
+// freshness ends, an expired one is refetched. A record that admit refuses
+// at now makes Seed return an error wrapping cache.ErrMalformedRecord, with
+// the record's place in recs, and add nothing, as it does when deriving a
+// value fails. It returns how many authorities the local tier or the
+// politeness table took.
+func (c *Cache[V]) Seed(recs []*cache.Record, now time.Time) (int, error) {
+	newest := make(map[string]*cache.Record, len(recs))
+	for i, r := range recs {
+		if err := c.admit(r, "", now); err != nil {
+			return 0, fmt.Errorf("record %d: %w", i+1, err)
+		}
+		if cur := newest[r.Authority]; cur == nil || r.FetchedAt.After(cur.FetchedAt) {
+			newest[r.Authority] = r
+		}
+	}
+	// Oldest first, so that if they do not all fit, the newest stay.
+	order := make([]*cache.Record, 0, len(newest))
+	for _, r := range newest {
+		order = append(order, r)
+	}
+	slices.SortStableFunc(order, func(a, b *cache.Record) int { return a.FetchedAt.Compare(b.FetchedAt) })
+	var entries []*Entry[V]
+	for _, r := range order {
+		if !c.isNewer(r) {
+			continue // not worth compiling
+		}
+		e, err := c.derive(r, nil)
+		if err != nil {
+			return 0, err
+		}
+		entries = append(entries, e)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	added := 0
+	for _, e := range entries {
+		key := e.Record.Authority
+		if c.flightOf(key) != nil || !c.isNewer(e.Record) {
+			continue
+		}
+		if c.store(key, e) || e.Record.Unreachable() {
+			added++
+		}
+	}
+	return added, nil
+}
+
+// isNewer reports whether r was fetched after what is held for its
+// authority.
+func (c *Cache[V]) isNewer(r *cache.Record) bool {
+	if cur, ok := c.local.get(r.Authority); ok && !cur.Record.FetchedAt.Before(r.FetchedAt) {
+		return false
+	}
+	if o, ok := c.outages.get(r.Authority); ok && !o.Last.Before(r.FetchedAt) {
+		return false
+	}
+	return true
+}
+
+// Records returns every record held: the local tier's, least recently used
+// first, then, for authorities whose entry was evicted, the record of their
+// outage, with its good copy when the politeness tier kept it.
+func (c *Cache[V]) Records() []*cache.Record {
+	keys, entries := c.local.snapshot()
+	held := make(map[string]bool, len(keys))
+	out := make([]*cache.Record, 0, len(entries))
+	for i, e := range entries {
+		held[keys[i]] = true
+		out = append(out, e.Record)
+	}
+	for _, o := range c.outages.snapshot() {
+		if !held[o.key] {
+			out = append(out, o.Record())
+		}
+	}
+	return out
+}
+
+// Export writes every record held (see Records) to w as an export stream,
+// which cache.ReadStream reads. A record that does not encode is left out,
+// so that one authority never costs the export of all: Export returns the
+// authorities of those it left out. (Records are made within what encodes;
+// none is left out unless that fails.)
+func (c *Cache[V]) Export(w io.Writer) (skipped []string, err error) {
+	sw := exportstream.NewWriter(w)
+	var buf []byte
+	for _, r := range c.Records() {
+		b, err := r.AppendBinary(buf[:0])
+		if err != nil {
+			skipped = append(skipped, r.Authority)
+			continue
+		}
+		buf = b
+		if err := sw.Write(buf); err != nil {
+			return skipped, err
+		}
+	}
+	return skipped, sw.Close()
+}
