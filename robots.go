@@ -12,8 +12,8 @@
 //	d, err := rc.Check(ctx, rawURL) // the same, explained
 //
 // The cache is bounded by bytes (Options.CacheBytes) and keeps the backoff
-// of failing sites apart, so that it survives eviction; an expired robots.txt
-// keeps answering while it is refetched. Observe takes a robots.txt response
+// and the last good copy of failing sites apart, so that both survive
+// eviction; an expired robots.txt keeps answering while it is refetched. Observe takes a robots.txt response
 // the crawler fetched itself; Export and Import save and restore what is
 // cached; Options.Fleet shares it with other processes (package cache's
 // MemoryFleet in one process, module redisfleet on Redis). As makes a
