@@ -368,6 +368,22 @@ func TestMaxOutagesKeepsLongBackoffs(t *testing.T) {
 	assert.Equal(t, start, d.UnreachableSince)
 }
 
+// takeTheSlot has c fetch slow.test's robots.txt, which w holds until the
+// returned function is called, and returns once the fetch is under way: with
+// MaxConcurrentFetches 1, it holds the only slot. The function lets the
+// fetch end, and waits for its answer.
+func takeTheSlot(t *testing.T, w *web, c *robots.Client) (release func()) {
+	g := newGate()
+	w.set("slow.test", g.hold(robotsTxt("")))
+	slow := make(chan bool)
+	go func() { slow <- allowed(t, c, "http://slow.test/") }()
+	<-g.arrived
+	return func() {
+		g.open()
+		assert.True(t, <-slow)
+	}
+}
+
 // waitCtx is a caller's context that says when the caller begins to wait on
 // it, the first time Done is asked for.
 type waitCtx struct {
@@ -404,8 +420,6 @@ func TestQueuedTimeIsNotGrace(t *testing.T) {
 	for _, withFleet := range []bool{false, true} {
 		t.Run(fmt.Sprintf("fleet=%v", withFleet), func(t *testing.T) {
 			w := newWeb(robotsTxt(disallowPrivate, "Cache-Control", "max-age=60"))
-			g := newGate()
-			w.set("slow.test", g.hold(robotsTxt("")))
 			clk := newClock()
 			o := robots.Options{MaxConcurrentFetches: 1, FetchTimeout: 10 * time.Second}
 			fleet := releasingFleet{cache.NewMemoryFleet(), make(chan struct{}, 10)}
@@ -418,9 +432,7 @@ func TestQueuedTimeIsNotGrace(t *testing.T) {
 			<-fetched
 			clk.Advance(2 * time.Minute)
 
-			slow := make(chan bool)
-			go func() { slow <- allowed(t, c, "http://slow.test/") }()
-			<-g.arrived // the only slot is taken
+			release := takeTheSlot(t, w, c)
 			d := check(t, c, "http://held.test/private")
 			assert.True(t, d.Stale, "expired: served while its refetch is queued")
 			if withFleet {
@@ -436,8 +448,7 @@ func TestQueuedTimeIsNotGrace(t *testing.T) {
 			require.NoError(t, err, "the caller got the copy held, without waiting")
 			assert.True(t, d.Stale)
 			assert.False(t, d.Allowed)
-			g.open()
-			assert.True(t, <-slow)
+			release()
 			<-fetched
 			assert.Equal(t, 2, w.fetches("held.test"))
 		})
@@ -450,12 +461,8 @@ func TestQueuedTimeIsNotGrace(t *testing.T) {
 func TestQueuedFetchesLeaveWithTheirCallers(t *testing.T) {
 	const callers = 10_000
 	w := newWeb(robotsTxt(disallowPrivate))
-	g := newGate()
-	w.set("slow.test", g.hold(robotsTxt("")))
 	c := w.client(t, newClock(), robots.Options{MaxConcurrentFetches: 1})
-	slow := make(chan bool)
-	go func() { slow <- allowed(t, c, "http://slow.test/") }()
-	<-g.arrived
+	release := takeTheSlot(t, w, c)
 	before := runtime.NumGoroutine()
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -475,8 +482,7 @@ func TestQueuedFetchesLeaveWithTheirCallers(t *testing.T) {
 	wg.Wait()
 	assert.LessOrEqual(t, runtime.NumGoroutine(), before+16, "nothing waits for a slot once its callers left")
 
-	g.open()
-	assert.True(t, <-slow)
+	release()
 	require.False(t, allowed(t, c, "http://after.test/private"), "the slot is free: a new fetch runs")
 	impatient := 0
 	for i := range callers {
@@ -490,12 +496,8 @@ func TestQueuedFetchesLeaveWithTheirCallers(t *testing.T) {
 // request: its caller is answered by the fetch of the new generation.
 func TestInvalidateQueuedFetch(t *testing.T) {
 	w := newWeb(robotsTxt(disallowPrivate))
-	g := newGate()
-	w.set("slow.test", g.hold(robotsTxt("")))
 	c := w.client(t, newClock(), robots.Options{MaxConcurrentFetches: 1})
-	slow := make(chan bool)
-	go func() { slow <- allowed(t, c, "http://slow.test/") }()
-	<-g.arrived
+	release := takeTheSlot(t, w, c)
 
 	wctx := newWaitCtx(context.Background())
 	queued := make(chan bool)
@@ -506,8 +508,7 @@ func TestInvalidateQueuedFetch(t *testing.T) {
 	}()
 	<-wctx.waiting
 	require.NoError(t, c.Invalidate("http://a.test/"))
-	g.open()
-	assert.True(t, <-slow)
+	release()
 	assert.False(t, <-queued)
 	assert.False(t, allowed(t, c, "http://a.test/private"), "a hit")
 	assert.Equal(t, 1, w.fetches("a.test"), "the superseded fetch made no request")
