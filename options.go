@@ -94,9 +94,11 @@ type Options struct {
 	// count against the FetchTimeout grace of an expired robots.txt, which
 	// keeps answering. Callers queued behind the bound still give up when
 	// their context ends, and a queued fetch whose callers have all gone,
-	// or that Invalidate or Observe made obsolete, is never made; so the
-	// queue holds at most a fetch per waiting caller and per cached
-	// robots.txt being refreshed (Stats.QueuedFetches).
+	// or that Invalidate or Observe made obsolete, is never made, nor the
+	// refresh of a robots.txt evicted while it waited; so the queue holds
+	// a fetch per waiting caller and per cached robots.txt being
+	// refreshed, and those evicted wait only for their turn to end
+	// (Stats.QueuedFetches).
 	MaxConcurrentFetches int
 
 	// MaxOutages bounds how many authorities whose robots.txt cannot be

@@ -454,13 +454,7 @@ func (c *Cache[V]) commit(fl *flight[V], e *Entry[V], final bool) bool {
 // did not (e alone is larger than its room), the politeness tier keeps the
 // record's good copy, if any.
 func (c *Cache[V]) store(key string, e *Entry[V]) bool {
-	fits := c.local.fits(sizeOf(key, e))
-	c.outages.note(key, e.Record, !fits)
-	if !fits {
-		c.local.delete(key)
-		return false
-	}
-	return c.local.put(key, e)
+	return c.local.put(key, e, func(kept bool) { c.outages.note(key, e.Record, !kept) })
 }
 
 // keep stores e, made from the outage o alone, unless something has come
@@ -534,8 +528,9 @@ func (c *Cache[V]) Held(key string) *cache.Record {
 // result, and nothing else stores for key while next runs, so what next
 // builds on is still current when its record is stored, unless Invalidate
 // or another Observe came meanwhile. Callers who ask meanwhile wait
-// for it, or are served the expired entry held. An error of next, or a
-// panic deriving the value, stores nothing and is returned.
+// for it, or are served the expired entry held. An error of next (a nil
+// record, a panic, contained) or a panic deriving the value stores nothing
+// and is returned; callers waiting then join the current flight.
 func (c *Cache[V]) Observe(key string, next func(held *cache.Record) (*cache.Record, error)) error {
 	fl := newFlight[V](strings.Clone(key)) // kept: it must not hold the caller's string alive
 	c.mu.Lock()
@@ -545,7 +540,7 @@ func (c *Cache[V]) Observe(key string, next func(held *cache.Record) (*cache.Rec
 	c.mu.Unlock()
 	held := c.Held(fl.key)
 	heldEntry, _ := c.local.get(fl.key)
-	rec, err := next(held)
+	rec, err := c.observed(fl.key, held, next)
 	var e *Entry[V]
 	if err == nil {
 		e, err = c.derive(rec, heldEntry)
@@ -560,6 +555,21 @@ func (c *Cache[V]) Observe(key string, next func(held *cache.Record) (*cache.Rec
 	c.commit(fl, e, true)
 	close(fl.done)
 	return nil
+}
+
+// observed runs Observe's next, containing a panic as an error.
+func (c *Cache[V]) observed(key string, held *cache.Record, next func(*cache.Record) (*cache.Record, error)) (rec *cache.Record, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.panics.Add(1)
+			c.log.Error("robots: making an observed record panicked", "authority", key, "panic", p)
+			rec, err = nil, fmt.Errorf("robots: making the observed record of %s panicked: %v", key, p)
+		}
+	}()
+	if rec, err = next(held); err == nil && rec == nil {
+		err = fmt.Errorf("robots: no record observed for %s", key)
+	}
+	return rec, err
 }
 
 // Grow runs grow, which may make the value held for key larger (such as

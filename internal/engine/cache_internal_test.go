@@ -3,8 +3,11 @@ package engine
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unsafe"
@@ -270,4 +273,166 @@ func TestQueuedRefreshOfAnEvictedEntry(t *testing.T) {
 	assert.Zero(t, queued)
 	assert.Nil(t, c.flightOf(a))
 	assert.Empty(t, fetched, "no fetch for a refresh of nothing")
+}
+
+// A panic in Observe's next is contained: Observe returns it as an error,
+// and the authority is fetched as usual afterwards, its key never left to a
+// flight that cannot end.
+func TestObservePanicContained(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	var fetches atomic.Int32
+	c := New(Config[blob]{Bytes: 1 << 20, Grace: time.Second, Now: func() time.Time { return now },
+		Fetch: func(_ context.Context, k string, _ *cache.Record) (*cache.Record, func()) {
+			fetches.Add(1)
+			return &cache.Record{Authority: k, Class: status.Success, FetchedAt: now, FreshUntil: now.Add(time.Hour)}, nil
+		},
+		Derive: func(*cache.Record, *Entry[blob]) blob { return nil }})
+	const k = "https://a.example"
+	err := c.Observe(k, func(*cache.Record) (*cache.Record, error) { panic("boom") })
+	assert.ErrorContains(t, err, "panicked")
+	assert.ErrorContains(t, c.Observe(k, func(*cache.Record) (*cache.Record, error) { return nil, nil }), "no record")
+	assert.Equal(t, uint64(1), c.Stats().Panics)
+	assert.Nil(t, c.flightOf(k))
+	_, served, _, err := c.Lookup(context.Background(), k)
+	require.NoError(t, err)
+	assert.Equal(t, Waited, served)
+	assert.Equal(t, int32(1), fetches.Load())
+}
+
+// An outage's entry that Grow drops, grown past the room of the budget,
+// hands its good copy to the politeness tier, as an evicted one does.
+func TestGrowDropKeepsTheCopy(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	var g *growing
+	c := New(Config[*growing]{Bytes: 64 << 10, Grace: time.Second, Now: func() time.Time { return now },
+		Fetch:  func(context.Context, string, *cache.Record) (*cache.Record, func()) { panic("no fetch in this test") },
+		Derive: func(*cache.Record, *Entry[*growing]) *growing { g = &growing{}; return g }})
+	const k = "https://a.example"
+	require.NoError(t, c.put(k, outageAt(now, k, time.Hour, strings.Repeat("x", 1000))))
+	g.n.Store(64 << 10) // past the room of the budget
+	assert.False(t, c.Grow(k, func() bool { return true }), "dropped")
+	h := c.Held(k)
+	require.NotNil(t, h)
+	assert.NotNil(t, h.Good, "the outage keeps its copy")
+	st := c.Stats()
+	assert.LessOrEqual(t, st.Bytes, st.Budget)
+}
+
+// A store the local tier cannot keep hands its record's good copy to the
+// politeness tier and evicts to make room for it: the budget holds.
+func TestRefusedStoreStaysWithinBudget(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	big := false
+	c := New(Config[blob]{Bytes: 64 << 10, Grace: time.Second, Now: func() time.Time { return now },
+		Fetch: func(context.Context, string, *cache.Record) (*cache.Record, func()) { panic("no fetch in this test") },
+		Derive: func(*cache.Record, *Entry[blob]) blob {
+			if big {
+				return make(blob, 70<<10) // more than the whole budget
+			}
+			return make(blob, 4000)
+		}})
+	for i := 0; c.Stats().Evictions == 0; i++ {
+		k := fmt.Sprintf("https://h%d.example", i)
+		require.NoError(t, c.put(k, &cache.Record{Authority: k, Class: status.Success, FetchedAt: now, FreshUntil: now.Add(time.Hour)}))
+	}
+	big = true
+	const k = "https://z.example"
+	require.NoError(t, c.put(k, outageAt(now, k, time.Hour, strings.Repeat("x", 8000))))
+	st := c.Stats()
+	assert.LessOrEqual(t, st.Bytes, st.Budget)
+	o, ok := c.outages.get(k)
+	require.True(t, ok)
+	assert.NotNil(t, o.Good, "the table holds the copy of the entry not kept")
+	assert.False(t, c.local.has(k))
+}
+
+// A store and a resize that evicts never interleave: a good copy is held by
+// the entry or by the politeness tier, never by both.
+func TestCopyHeldOnce(t *testing.T) {
+	var vals sync.Map
+	c := New(Config[*growing]{Bytes: 16 << 10, Grace: time.Second,
+		Fetch: func(context.Context, string, *cache.Record) (*cache.Record, func()) { panic("no fetch in this test") },
+		Derive: func(r *cache.Record, _ *Entry[*growing]) *growing {
+			g := &growing{}
+			vals.Store(r.Authority, g)
+			return g
+		}})
+	const k, y = "https://k.example", "https://y.example"
+	now := time.Now()
+	good := &cache.Record{Authority: k, Class: status.Success, Body: make([]byte, 2000), FetchedAt: now.Add(-time.Hour), FreshUntil: now}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // y grows, evicting k
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			_ = c.put(y, &cache.Record{Authority: y, Class: status.Success, FetchedAt: now, FreshUntil: now.Add(time.Hour)})
+			if v, ok := vals.Load(y); ok {
+				v.(*growing).n.Store(13 << 10)
+			}
+			c.Grow(y, func() bool { return true })
+		}
+	}()
+	for i := range 3000 {
+		at := now.Add(time.Duration(i) * time.Millisecond)
+		require.NoError(t, c.put(k, &cache.Record{Authority: k, Class: status.Unreachable, Failures: 1, UnreachableSince: now,
+			FetchedAt: at, FreshUntil: at.Add(time.Hour), Good: good}))
+		c.mu.Lock() // no store runs meanwhile
+		o, _ := c.outages.get(k)
+		e, held := c.local.get(k)
+		c.mu.Unlock()
+		if o.Good != nil && held && e.Record.Good == o.Good {
+			t.Fatalf("after %d stores: the copy is held by the entry and by the table", i+1)
+		}
+	}
+	close(stop)
+	wg.Wait()
+}
+
+// signalFleet is a MemoryFleet that says when Get is called.
+type signalFleet struct {
+	*cache.MemoryFleet
+	got chan struct{}
+}
+
+func (f signalFleet) Get(ctx context.Context, key string) (*cache.Record, error) {
+	select {
+	case f.got <- struct{}{}:
+	default:
+	}
+	return f.MemoryFleet.Get(ctx, key)
+}
+
+// A refresh that waits for another process's publication and is
+// superseded (by Observe, here) ends at its next poll: its record would not
+// be stored, so it makes no fetch once the other's lease runs out.
+func TestSupersededPollerEnds(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	fleet := signalFleet{cache.NewMemoryFleet(), make(chan struct{}, 1)}
+	var fetches atomic.Int32
+	c := New(Config[blob]{Bytes: 1 << 20, Grace: time.Second, Fleet: fleet, Now: func() time.Time { return now },
+		Fetch: func(_ context.Context, k string, _ *cache.Record) (*cache.Record, func()) {
+			fetches.Add(1)
+			return &cache.Record{Authority: k, Class: status.Success, FetchedAt: now, FreshUntil: now.Add(time.Hour)}, nil
+		},
+		Derive: func(*cache.Record, *Entry[blob]) blob { return nil }})
+	const k = "https://a.example"
+	_, err := fleet.Acquire(context.Background(), k, now, time.Hour) // another process fetches
+	require.NoError(t, err)
+	require.NoError(t, c.put(k, &cache.Record{Authority: k, Class: status.Success, FetchedAt: now.Add(-time.Hour), FreshUntil: now.Add(-time.Minute)}))
+	_, served, _, err := c.Lookup(context.Background(), k)
+	require.NoError(t, err)
+	require.Equal(t, Stale, served, "the refresh waits for the other process")
+	fl := c.flightOf(k)
+	require.NotNil(t, fl)
+	<-fleet.got // it polls
+	require.NoError(t, c.put(k, &cache.Record{Authority: k, Class: status.Success, FetchedAt: now, FreshUntil: now.Add(time.Hour)}))
+	<-fl.done
+	assert.ErrorIs(t, fl.err, errRetry)
+	assert.Zero(t, fetches.Load())
 }

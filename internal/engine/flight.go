@@ -13,7 +13,8 @@ import (
 // its time there counts neither against the grace of the entry it
 // refreshes nor against a fleet lease. A refresh (a flight for an authority
 // whose entry is held) stays queued with no waiter, since its callers were
-// answered with the entry held and left, until that entry is evicted.
+// answered with the entry held and left; if that entry is evicted
+// meanwhile, the refresh ends without a fetch when its turn comes.
 type flight[V Sizer] struct {
 	key     string                    // the flight's own copy of the authority
 	started atomic.Pointer[time.Time] // when its fetch began; nil while queued

@@ -106,17 +106,25 @@ func (l *local[V]) fits(size int64) bool { return size <= l.budget-l.others.Load
 
 // put stores e for key and evicts the least recently used entries until the
 // tier is within its budget. An entry larger than the room the budget has
-// for entries is not kept: put reports whether e was.
+// for entries is not kept: put reports whether e was. noted, when not nil,
+// is told so under l.mu, before any eviction, so that what it changes of
+// the budget's other holdings (see others) is counted with e, and no
+// eviction or resize comes between.
 //
 // e is measured under l.mu, as resize measures: a value that grows between
 // put and a resize of its own is then counted at its full size by
 // whichever of the two comes last.
-func (l *local[V]) put(key string, e *Entry[V]) bool {
+func (l *local[V]) put(key string, e *Entry[V], noted func(kept bool)) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	size := sizeOf(key, e)
-	if !l.fits(size) {
+	fits := l.fits(size)
+	if noted != nil {
+		noted(fits)
+	}
+	if !fits {
 		l.remove(key)
+		l.evict() // noted may have given the budget's room to others
 		return false
 	}
 	l.epoch.Add(1)
@@ -126,13 +134,17 @@ func (l *local[V]) put(key string, e *Entry[V]) bool {
 		l.order.Get(key)
 	} else {
 		s = &slot[V]{}
+	}
+	// The entry first: get reads the slot without a lock as soon as front
+	// holds it.
+	s.entry.Store(e)
+	s.size = size
+	s.epoch.Store(l.epoch.Load())
+	if !ok {
 		l.bytes.Add(size)
 		l.order.Add(key, s)
 		l.front.Store(key, s)
 	}
-	s.entry.Store(e)
-	s.size = size
-	s.epoch.Store(l.epoch.Load())
 	l.evict()
 	return true
 }
@@ -140,8 +152,9 @@ func (l *local[V]) put(key string, e *Entry[V]) bool {
 // resize measures key's entry again, its value having changed size since it
 // was stored, makes it the most recently used, and evicts the least
 // recently used entries until the tier is within its budget. An entry grown
-// larger than the whole budget is removed, as put would not keep it. It
-// reports whether key's entry is held afterwards.
+// larger than the room the budget has for entries is dropped, as put would
+// not keep it, and spilled as an evicted one is. It reports whether key's
+// entry is held afterwards.
 //
 // It measures whatever entry is held for key now, not one given: a value
 // derived again is often the very value of the entry it replaces (a 304
@@ -154,9 +167,16 @@ func (l *local[V]) resize(key string) bool {
 	if !ok {
 		return false
 	}
-	size := sizeOf(key, s.entry.Load())
+	e := s.entry.Load()
+	size := sizeOf(key, e)
 	if !l.fits(size) {
+		// Dropped, not replaced: what must outlive it goes where an
+		// evicted entry's does.
 		l.remove(key)
+		if l.spill != nil {
+			l.spill(key, e)
+		}
+		l.evict()
 		return false
 	}
 	l.bytes.Add(size - s.size)

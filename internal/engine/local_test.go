@@ -31,7 +31,7 @@ func TestLocalPutGetDelete(t *testing.T) {
 	_, ok := l.get("https://a.example")
 	assert.False(t, ok)
 	e := entryOf("https://a.example", 10)
-	require.True(t, l.put("https://a.example", e))
+	require.True(t, l.put("https://a.example", e, nil))
 	got, ok := l.get("https://a.example")
 	require.True(t, ok)
 	assert.Same(t, e, got)
@@ -40,7 +40,7 @@ func TestLocalPutGetDelete(t *testing.T) {
 	assert.Equal(t, sizeOf("https://a.example", e), l.bytes.Load())
 
 	second := entryOf("https://a.example", 1000)
-	l.put("https://a.example", second)
+	l.put("https://a.example", second, nil)
 	got, _ = l.get("https://a.example")
 	assert.Same(t, second, got)
 	assert.Equal(t, 1, l.len())
@@ -60,11 +60,11 @@ func TestLocalEvictsByBytes(t *testing.T) {
 	one := sizeOf("k0", entryOf("k0", 1000))
 	l := newLocal[blob](3*one + one/2)
 	for i := range 3 {
-		l.put(fmt.Sprint("k", i), entryOf(fmt.Sprint("k", i), 1000))
+		l.put(fmt.Sprint("k", i), entryOf(fmt.Sprint("k", i), 1000), nil)
 	}
 	_, ok := l.get("k0") // k0 is now the most recently used
 	require.True(t, ok)
-	l.put("k3", entryOf("k3", 1000)) // evicts k1
+	l.put("k3", entryOf("k3", 1000), nil) // evicts k1
 	_, ok = l.get("k1")
 	assert.False(t, ok, "k1 was the least recently used")
 	for _, k := range []string{"k0", "k2", "k3"} {
@@ -74,7 +74,7 @@ func TestLocalEvictsByBytes(t *testing.T) {
 	assert.Equal(t, uint64(1), l.evicted.Load())
 
 	// One large entry makes room for itself, however many small ones go.
-	l.put("big", entryOf("big", 4000))
+	l.put("big", entryOf("big", 4000), nil)
 	assert.LessOrEqual(t, l.bytes.Load(), l.budget)
 	_, ok = l.get("big")
 	assert.True(t, ok)
@@ -82,7 +82,7 @@ func TestLocalEvictsByBytes(t *testing.T) {
 
 	// An entry larger than the whole budget is not kept, and removes the
 	// entry it was to replace.
-	assert.False(t, l.put("big", entryOf("big", 10_000)))
+	assert.False(t, l.put("big", entryOf("big", 10_000), nil))
 	_, ok = l.get("big")
 	assert.False(t, ok)
 	assert.LessOrEqual(t, l.bytes.Load(), l.budget)
@@ -101,7 +101,7 @@ func TestLocalOverheadFollowsTheHeap(t *testing.T) {
 	l := newLocal[blob](1 << 40)
 	_, kept := sharedtest.Memory(func() {
 		for i := range keys {
-			l.put(keys[i], entries[i])
+			l.put(keys[i], entries[i], nil)
 		}
 	})
 	// The records, values and keys were allocated before: the heap grew by
@@ -118,7 +118,7 @@ func TestLocalOverheadFollowsTheHeap(t *testing.T) {
 
 func TestLocalHitDoesNotAllocate(t *testing.T) {
 	l := newLocal[blob](1 << 20)
-	l.put("https://a.example", entryOf("https://a.example", 10))
+	l.put("https://a.example", entryOf("https://a.example", 10), nil)
 	allocs := testing.AllocsPerRun(1000, func() {
 		l.get("https://a.example")
 	})
@@ -143,7 +143,7 @@ func TestLocalConcurrentUse(t *testing.T) {
 						assert.Equal(t, k, e.Record.Authority, "every entry read is one put for its key")
 					}
 				case r < 9:
-					l.put(k, entryOf(k, 100))
+					l.put(k, entryOf(k, 100), nil)
 				default:
 					l.delete(k)
 				}
@@ -169,7 +169,7 @@ func BenchmarkGetParallel(b *testing.B) {
 	b.Run("store=local", func(b *testing.B) {
 		l := newLocal[blob](1 << 20)
 		for _, k := range keys {
-			l.put(k, entryOf(k, 10))
+			l.put(k, entryOf(k, 10), nil)
 		}
 		b.ReportAllocs()
 		b.RunParallel(func(pb *testing.PB) {
@@ -225,7 +225,7 @@ func TestLocalResize(t *testing.T) {
 	vals := make([]*growing, 4)
 	for i := range vals {
 		vals[i] = &growing{}
-		require.True(t, l.put(fmt.Sprint("k", i), grownEntry(fmt.Sprint("k", i), vals[i])))
+		require.True(t, l.put(fmt.Sprint("k", i), grownEntry(fmt.Sprint("k", i), vals[i]), nil))
 	}
 	require.Equal(t, 4*one, l.bytes.Load())
 
@@ -292,9 +292,9 @@ func TestLocalResizeAccountingExact(t *testing.T) {
 					g.n.Store(0)
 					l.resize(k)
 				case r < 15: // a new entry sharing the value (a 304, an outage)
-					l.put(k, grownEntry(k, value(k, false)))
+					l.put(k, grownEntry(k, value(k, false)), nil)
 				case r < 19: // a new entry, a new value (a new body)
-					l.put(k, grownEntry(k, value(k, true)))
+					l.put(k, grownEntry(k, value(k, true)), nil)
 				default:
 					l.delete(k)
 				}
@@ -305,4 +305,38 @@ func TestLocalResizeAccountingExact(t *testing.T) {
 	assert.LessOrEqual(t, l.bytes.Load(), l.budget)
 	assert.Equal(t, held(l), l.bytes.Load(), "the count of bytes is exact after any interleaving")
 	assert.Positive(t, l.evicted.Load(), "growth evicted")
+}
+
+// get, which takes no lock, never finds a slot without its entry: put
+// fills the slot before it shows it.
+func TestLocalGetNeverNil(t *testing.T) {
+	l := newLocal[blob](1 << 20)
+	const key = "https://a.example"
+	e := entryOf(key, 10)
+	stop := make(chan struct{})
+	var nils atomic.Int64
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if got, ok := l.get(key); ok && got == nil {
+					nils.Add(1)
+				}
+			}
+		}()
+	}
+	for range 20_000 {
+		l.put(key, e, nil)
+		l.delete(key)
+	}
+	close(stop)
+	wg.Wait()
+	assert.Zero(t, nils.Load(), "a slot read before its entry was stored")
 }

@@ -102,12 +102,13 @@ func (c *Cache[V]) parkLocked(fl *flight[V]) bool {
 	return c.park(fl)
 }
 
-// abandon ends fl, waiting for another process's publication, if no one
-// wants it any more, and reports whether it did.
+// abandon ends fl, waiting for another process's publication, if it was
+// superseded (its record would not be stored) or no one wants it any more,
+// and reports whether it did.
 func (c *Cache[V]) abandon(fl *flight[V]) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.wanted(fl) {
+	if !fl.superseded && c.wanted(fl) {
 		return false
 	}
 	c.end(fl)
