@@ -114,9 +114,9 @@ func TestRefreshEndingMeanwhileAnswers(t *testing.T) {
 	assert.Zero(t, c.Stats().Panics, "no fetch was made")
 }
 
-// Cache.Resize is the local tier's resize, seen in Stats: the budget counts
+// Cache.Grow is the local tier's resize, seen in Stats: the budget counts
 // a value's growth, evicting for it, and a key not held is left alone.
-func TestCacheResize(t *testing.T) {
+func TestCacheGrow(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	vals := map[string]*growing{}
 	rec := func(k string) *cache.Record {
