@@ -487,6 +487,9 @@ func (brokenFleet) Acquire(context.Context, string, time.Time, time.Duration) (c
 func (brokenFleet) Publish(context.Context, cache.Lease, *cache.Record, time.Time) error {
 	return errDown
 }
+func (brokenFleet) Renew(context.Context, cache.Lease, time.Duration, time.Time) (cache.Lease, error) {
+	return cache.Lease{}, errDown
+}
 func (brokenFleet) Release(context.Context, cache.Lease) error { return errDown }
 
 // exportStream returns the export stream of recs, as Export writes it.

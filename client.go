@@ -237,6 +237,22 @@ func (c *Client) Invalidate(rawURL string) error {
 	return nil
 }
 
+// Flush waits until the robots.txt records this Client fetched for a Fleet
+// have been published (or their publication failed, within its timeout),
+// or until ctx ends, and then returns ctx's error. Callers get their answer
+// as soon as a record is stored locally; its publication follows in the
+// background. A process about to exit, or a test that reads the Fleet after
+// an answer, flushes first. Without a Fleet, Flush returns at once.
+func (c *Client) Flush(ctx context.Context) error {
+	if !c.made() {
+		return &Error{Op: "flush", Err: errNotNew}
+	}
+	if err := c.cache.Flush(ctx); err != nil {
+		return &Error{Op: "flush", Err: err}
+	}
+	return nil
+}
+
 // Stats returns the Client's counts so far, which it shares with every
 // Client of the same New (see As).
 func (c *Client) Stats() Stats {
@@ -258,6 +274,7 @@ func (c *Client) Stats() Stats {
 		FleetErrors:    cs.FleetErrors,
 		FleetFallbacks: cs.FleetFallbacks,
 		LeasesLost:     cs.LeasesLost,
+		FleetDown:      cs.FleetDown,
 		Panics:         cs.Panics + c.stats.panics.Load(),
 		Observed:       c.stats.observed.Load(),
 		Imported:       c.stats.imported.Load(),

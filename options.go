@@ -137,7 +137,8 @@ type Options struct {
 	// zero or negative means 30 seconds. A caller's context bounds only that
 	// caller's wait, never the shared fetch. It also bounds how long an
 	// expired robots.txt keeps answering while it is refetched, and, with a
-	// Fleet, how long a fetch lease lasts (plus engine.LeaseMargin).
+	// Fleet, how long a Client waits for another's fetch (plus two terms
+	// of the short lease the fetcher renews) before it fetches itself.
 	FetchTimeout time.Duration
 
 	// SameSiteRedirects refuses robots.txt redirects to another site (the

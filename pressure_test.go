@@ -254,6 +254,7 @@ func TestFleetKeepsTheCopyHeld(t *testing.T) {
 	w.set("down.test", statusCode(http.StatusServiceUnavailable))
 	allowed(t, c, key+"/public")
 	<-fetched
+	require.NoError(t, c.Flush(context.Background())) // published once its callers had their answer
 	rec, err := fleet.Get(ctx, key)
 	require.NoError(t, err)
 	require.NotNil(t, rec)
@@ -293,6 +294,7 @@ func TestHostileResponsesStayEncodable(t *testing.T) {
 	}
 	assert.False(t, check(t, c, "http://ages.test/private").Allowed)
 	assert.True(t, check(t, c, "http://location.test/private").Allowed, "a redirect that leads nowhere: allow all")
+	require.NoError(t, c.Flush(context.Background()))
 	assert.Zero(t, c.Stats().FleetErrors, "every record published")
 	for _, h := range hosts {
 		rec, err := fleet.Get(context.Background(), "http://"+h)

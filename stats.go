@@ -50,6 +50,11 @@ type Stats struct {
 	// LeasesLost counts fetches whose Fleet lease ran out before their
 	// record was published; the record published by another stays.
 	LeasesLost uint64
+	// FleetDown reports that the Fleet failed three times in a row and is
+	// skipped now (a circuit breaker): new authorities are fetched locally,
+	// counted in FleetFallbacks, but for one probe of the Fleet per interval
+	// (1 s, doubling to 30 s while it keeps failing). One success ends it.
+	FleetDown bool
 
 	// Panics counts panics contained: of Options.OnFetch, of a transport,
 	// of the Fleet. Each is logged; the decision is made regardless.

@@ -58,6 +58,12 @@ const (
 // reading an export stream: the bytes are not a well-formed Record.
 var ErrMalformedRecord = errors.New("malformed cache record")
 
+// ErrNewerRecord is wrapped, beside ErrMalformedRecord, by the error of
+// UnmarshalBinary for the encoding of a newer version of this package: well
+// formed, maybe, but not readable here. A shared store leaves such a record
+// to the processes that can read it.
+var ErrNewerRecord = errors.New("a record of a newer encoding")
+
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // MarshalBinary encodes r. It fails only for a record that would not decode:
@@ -166,7 +172,9 @@ func decodeRecord(data []byte, outer bool) (*Record, error) {
 	if string(body[:len(recordMagic)]) != recordMagic {
 		return nil, malformed("not a record")
 	}
-	if v := body[len(recordMagic)]; v != recordVersion {
+	if v := body[len(recordMagic)]; v > recordVersion {
+		return nil, fmt.Errorf("%w: %w: version %d, this package reads %d", ErrMalformedRecord, ErrNewerRecord, v, recordVersion)
+	} else if v != recordVersion {
 		return nil, malformed("version %d, want %d", v, recordVersion)
 	}
 	if crc32.Checksum(body, castagnoli) != sum {

@@ -15,11 +15,13 @@ import (
 // MemoryFleet implement it; fleettest.Run checks an implementation.
 //
 // To keep fetches to one per authority, a fleet hands out fetch leases: the
-// process that gets one fetches and publishes; the others wait for the
-// publication or serve the copy they hold. A lease is an efficiency lock:
-// when it runs out before its holder publishes, another process may take
-// over and fetch too, but the late holder can no longer publish, so the
-// record its successor published stays.
+// process that gets one fetches, renewing the lease while it does, and
+// publishes; the others wait for the publication, asking again (Acquire)
+// so that a released or expired lease passes to one of them at once, or
+// serve the copy they hold. A lease is an efficiency lock: when it runs out
+// before its holder publishes, another process may take over and fetch
+// too, but the late holder can no longer publish, so the record its
+// successor published stays.
 //
 // Every method takes the caller's clock where time matters, and is bounded
 // by ctx. A Fleet is safe for concurrent use. Records it returns are the
@@ -39,8 +41,16 @@ type Fleet interface {
 	// wrapping ErrLeaseLost.
 	Publish(ctx context.Context, l Lease, rec *Record, now time.Time) error
 
-	// Release ends l without publishing, if l still holds. A lease that no
-	// longer holds is not an error.
+	// Renew extends the lease l to now+ttl, only while l still holds at
+	// now, and returns it with its new end; otherwise it extends nothing and
+	// returns an error wrapping ErrLeaseLost. A holder renews its lease while
+	// its fetch runs, so that leases can be short: a holder that dies holds
+	// the others back for one short lease, whatever its fetch's timeout.
+	Renew(ctx context.Context, l Lease, ttl time.Duration, now time.Time) (Lease, error)
+
+	// Release ends l without publishing, if l still holds, so that the
+	// next Acquire grants the lease at once. A lease that no longer holds
+	// is not an error.
 	Release(ctx context.Context, l Lease) error
 }
 

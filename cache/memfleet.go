@@ -141,6 +141,23 @@ func (f *MemoryFleet) Publish(ctx context.Context, l Lease, rec *Record, now tim
 	return nil
 }
 
+// Renew extends l to now+ttl, if it holds at now.
+func (f *MemoryFleet) Renew(ctx context.Context, l Lease, ttl time.Duration, now time.Time) (Lease, error) {
+	if err := ctx.Err(); err != nil {
+		return Lease{}, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.init()
+	cur, ok := f.leases[l.Key]
+	if !ok || cur.Token != l.Token || !now.Before(cur.Until) {
+		return Lease{}, fmt.Errorf("renew %s: %w", l.Key, ErrLeaseLost)
+	}
+	cur.Until = now.Add(ttl)
+	f.leases[l.Key] = cur
+	return cur, nil
+}
+
 // Release ends l, if it still holds.
 func (f *MemoryFleet) Release(ctx context.Context, l Lease) error {
 	if err := ctx.Err(); err != nil {

@@ -166,7 +166,10 @@ func TestRecordDecodingAllocatesWhatIsThere(t *testing.T) {
 		var r cache.Record
 		assert.Error(t, r.UnmarshalBinary(b))
 	})
-	assert.Less(t, n, int64(4<<10))
+	// Kilobytes, where 1 GiB was declared: what the runtime and the
+	// process's other goroutines allocate meanwhile counts too (up to 6.5
+	// KiB seen under -race, on a loaded machine).
+	assert.Less(t, n, int64(64<<10))
 
 	stream := binary.AppendUvarint(append([]byte("robots-cache"), 1), 1<<30)
 	n, _ = sharedtest.Memory(func() {
@@ -318,6 +321,22 @@ func FuzzStream(f *testing.F) {
 			t.Fatal("a stream that reads writes back differently")
 		}
 	})
+}
+
+// A record of a newer encoding is told apart from a malformed one.
+func TestRecordNewerVersion(t *testing.T) {
+	b := encode(t, fleettest.Sample("https://example.com", now))
+	b[4] = 2
+	body := b[:len(b)-4]
+	b = binary.LittleEndian.AppendUint32(body, crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)))
+	var r cache.Record
+	err := r.UnmarshalBinary(b)
+	assert.ErrorIs(t, err, cache.ErrMalformedRecord)
+	assert.ErrorIs(t, err, cache.ErrNewerRecord)
+	b[4] = 0
+	err = r.UnmarshalBinary(b)
+	assert.ErrorIs(t, err, cache.ErrMalformedRecord)
+	assert.NotErrorIs(t, err, cache.ErrNewerRecord)
 }
 
 // Check refuses what comes from outside and no fetch could make: a fetch in

@@ -6,23 +6,34 @@
 //	rdb := redis.NewClient(&redis.Options{Addr: "localhost:6379", ContextTimeoutEnabled: true})
 //	rc, err := robots.New(robots.Options{UserAgent: "ExampleBot/1.0", Fleet: redisfleet.New(rdb, redisfleet.Options{})})
 //
-// Each authority has two keys in one Cluster slot (one hash tag): a hash of
-// its record (the cache.Record encoding) and the time its freshness ends,
-// kept cache.Retention past that; and its fetch lease, a random token set
-// with a time to live. Two Lua scripts make the protocol atomic: one
-// returns the fresh record or, failing that, takes the lease; the other
-// publishes only while the caller's token still holds the lease. A fleet
-// hit costs one round trip; a miss, the lease and the publication, two.
-// Both scripts are idempotent, so go-redis's retries after a lost reply are
-// harmless.
+// Each authority has two keys in one Cluster slot (one hash tag): its
+// record, a string holding the time its freshness ends and the record's
+// encoding compressed with zstd and a dictionary trained on real robots.txt
+// files (about 880 bytes of Redis memory per authority at the mix of the
+// project's corpus), kept cache.Retention past its freshness; and its fetch
+// lease, a random token with a short time to live that its holder renews
+// while it fetches. Lua scripts make the protocol atomic: one returns the
+// fresh record or, failing that, takes the lease; one publishes only while
+// the caller's token still holds the lease; one renews it, one releases it.
+// A fleet hit costs one round trip; a miss, the lease and the publication,
+// two. Every script is idempotent, so go-redis's retries after a lost reply
+// are harmless.
 //
 // Redis is never a single point of failure: every operation returns within
 // Options.Timeout, whatever the client's own timeouts, and the robots Client
 // falls back to fetching for itself whenever the fleet fails, counting it in
-// its Stats. What Redis holds is input like any other: a key the protocol
-// never wrote, or a record that does not decode, is too long, or cannot be
-// trusted (cache.Record.Check), is removed, so that the next lease holder
-// replaces it.
+// its Stats, and skips a fleet that keeps failing for a while (a circuit
+// breaker). What Redis holds is input like any other: every read is bounded
+// by MaxRecordBytes inside Redis; a key the protocol never wrote, or a
+// record that does not decode or names another authority, is removed, so
+// that the next lease holder replaces it; a record this process cannot
+// trust (its clock disagrees with the writer's) or of a newer codec is left
+// alone. The key names carry the layout (v2): records of other versions of
+// this module are neither read nor removed.
+//
+// go-redis logs every failed dial of its pool; while Redis is down the
+// breaker keeps those to one per interval, and redis.SetLogger silences
+// them.
 //
 // Non-goals: Redis administration (persistence, eviction policy, replicas:
 // the records are a cache, and any of them may be lost), and Redis
@@ -32,6 +43,8 @@ package redisfleet
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha1"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
@@ -49,13 +62,14 @@ const (
 	DefaultPrefix = "robots"
 	// DefaultTimeout bounds each Redis operation.
 	DefaultTimeout = 500 * time.Millisecond
-	// DefaultMaxLease is the longest lease granted, whatever a Client
-	// asks: far above a Client's (FetchTimeout + 5 s, 35 s
-	// by default), it only keeps an absurd request from blocking a site.
-	DefaultMaxLease = 5 * time.Minute
-	// DefaultMaxRecordBytes is the longest record read from Redis: enough
-	// for a record of a file at the default cap (500 KiB) and its good
-	// copy.
+	// DefaultMaxLease is the longest lease granted or honoured: a Client
+	// takes leases of a few seconds and renews them, so a lease with more
+	// time left than this was planted or misconfigured, and counts as run
+	// out.
+	DefaultMaxLease = time.Minute
+	// DefaultMaxRecordBytes is the longest record read from or written to
+	// Redis, encoded and uncompressed: enough for a record of a file at the
+	// default cap (500 KiB) and its good copy.
 	DefaultMaxRecordBytes = 4 << 20
 )
 
@@ -71,14 +85,15 @@ type Options struct {
 	// unless ContextTimeoutEnabled is set; set it, so that a command past
 	// its deadline also stops waiting on the connection).
 	Timeout time.Duration
-	// MaxLease bounds the leases granted, whatever a Client asks; zero or
-	// negative means DefaultMaxLease. Keep it above every Client's
-	// FetchTimeout plus 5 s.
+	// MaxLease bounds the leases granted, whatever a Client asks, and a
+	// lease found in Redis with more time left than this counts as run
+	// out; zero or negative means DefaultMaxLease.
 	MaxLease time.Duration
-	// MaxRecordBytes bounds the records read from and written to Redis;
-	// a longer one in Redis is removed, a longer one to publish is not
-	// published. Zero or negative means DefaultMaxRecordBytes. Raise it to
-	// twice robots.Options.MaxBytes plus 1 MiB when raising that.
+	// MaxRecordBytes bounds the records read from and written to Redis,
+	// stored (compressed) and decoded: a longer value in Redis is not
+	// read, a longer record is not published. Zero or negative means
+	// DefaultMaxRecordBytes. Raise it to twice robots.Options.MaxBytes
+	// plus 1 MiB when raising that.
 	MaxRecordBytes int
 }
 
@@ -89,6 +104,7 @@ type Fleet struct {
 	timeout   time.Duration
 	maxLease  time.Duration
 	maxRecord int
+	codec     *codec
 }
 
 var _ cache.Fleet = (*Fleet)(nil)
@@ -110,13 +126,16 @@ func New(rdb redis.UniversalClient, o Options) *Fleet {
 	if f.maxRecord <= 0 {
 		f.maxRecord = DefaultMaxRecordBytes
 	}
+	f.codec = newCodec(f.maxRecord)
 	return f
 }
 
-// Keys returns the keys of authority key: its record's hash and its lease.
-// The authority is the hash tag, so both live in one Cluster slot.
+// Keys returns the keys of authority key: its record's and its lease's.
+// The authority is the hash tag, so both live in one Cluster slot; the
+// layout (v2) is in the name, so that versions of this module whose records
+// differ keep apart.
 func (f *Fleet) Keys(key string) (record, lease string) {
-	record = f.prefix + ":v1:{" + key + "}"
+	record = f.prefix + ":" + layout + ":{" + key + "}"
 	return record, record + ":lease"
 }
 
@@ -129,62 +148,87 @@ func (f *Fleet) keys(key string) ([]string, error) {
 	return []string{rec, lease}, nil
 }
 
-// The scripts. KEYS[1] is the record's hash (fields "rec" and "fresh",
-// Unix milliseconds), KEYS[2] the lease.
+// The scripts. KEYS[1] is the record (a string: see codec.go), KEYS[2] the
+// lease. A value longer than the longest record is never read out of
+// Redis, nor compared by its bytes.
 var (
-	// acquire: ARGV now (ms), ttl (ms), token, the longest record. Returns
-	// {1, rec} for a fresh record, {2, rec or nil} for the lease granted
-	// (also to a retry of the same call: its token holds it already), {3,
-	// rec or nil, lease ms left} for a lease held by another. What the
-	// protocol never writes is nobody's and goes: a record key that is not
-	// a hash, a record too long, a lease that is not a string or has no
-	// lifetime. A "fresh" that is not a number, or is more than two days
-	// ahead (no record is fresh for more than one), counts as stale.
+	// acquire: ARGV now (ms), ttl (ms), token, the longest record, the
+	// longest lease (ms). Returns {1, rec} for a fresh record, {2, rec or
+	// nil} for the lease granted (also to a retry of the same call: its
+	// token holds it already), {3, rec or nil, lease ms left} for a lease
+	// held by another. What the protocol never writes goes: a record key
+	// that is not a string, a lease that is not a string, has no lifetime,
+	// or more than the longest. A record too long is left out, and left
+	// alone: the next publication replaces it. A freshness that is not a
+	// number, or is more than two days ahead (no record is fresh for more
+	// than one), counts as stale.
 	acquireScript = redis.NewScript(`
 local t = redis.call('TYPE', KEYS[1]).ok
-if t ~= 'hash' and t ~= 'none' then redis.call('DEL', KEYS[1]) end
-if redis.call('HSTRLEN', KEYS[1], 'rec') > tonumber(ARGV[4]) then redis.call('DEL', KEYS[1]) end
+local rec, fresh = false, nil
+if t == 'string' then
+  fresh = tonumber(redis.call('GETRANGE', KEYS[1], 0, 13))
+  if redis.call('STRLEN', KEYS[1]) <= tonumber(ARGV[4]) then rec = redis.call('GET', KEYS[1]) end
+elseif t ~= 'none' then
+  redis.call('DEL', KEYS[1])
+end
 t = redis.call('TYPE', KEYS[2]).ok
-if t ~= 'none' and (t ~= 'string' or redis.call('PTTL', KEYS[2]) < 0) then redis.call('DEL', KEYS[2]) end
+if t ~= 'none' then
+  local left = redis.call('PTTL', KEYS[2])
+  if t ~= 'string' or left < 0 or left > tonumber(ARGV[5]) then redis.call('DEL', KEYS[2]) end
+end
 local now = tonumber(ARGV[1])
-local v = redis.call('HMGET', KEYS[1], 'rec', 'fresh')
-local fresh = tonumber(v[2])
-if v[1] and fresh and fresh > now and fresh < now + 172800000 then
-  return {1, v[1]}
+if rec and fresh and fresh > now and fresh < now + 172800000 then
+  return {1, rec}
 end
 local holder = redis.call('GET', KEYS[2])
 if not holder then
   redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[2])
-  return {2, v[1]}
+  return {2, rec}
 end
 if holder == ARGV[3] then
-  return {2, v[1]}
+  return {2, rec}
 end
-return {3, v[1], redis.call('PTTL', KEYS[2])}
+return {3, rec, redis.call('PTTL', KEYS[2])}
 `)
-	// publish: ARGV token, rec, fresh (ms), keep (ms). Writes the record
-	// and ends the lease only while the token holds it, and returns 1;
-	// else 0, unless the very record is there already (a retry of a
-	// publication that was made).
+	// get: ARGV the longest record. Returns {1, rec}; {0} when there is
+	// none; {2, length} for one too long, which stays where it is.
+	getScript = redis.NewScript(`
+if redis.call('TYPE', KEYS[1]).ok ~= 'string' then return {0} end
+local n = redis.call('STRLEN', KEYS[1])
+if n > tonumber(ARGV[1]) then return {2, n} end
+return {1, redis.call('GET', KEYS[1])}
+`)
+	// publish: ARGV token, rec, keep (ms). Writes the record and ends the
+	// lease only while the token holds it, and returns 1; else 0, unless
+	// the very record is there already (a retry of a publication that was
+	// made).
 	publishScript = redis.NewScript(`
 if redis.call('GET', KEYS[2]) ~= ARGV[1] then
-  if redis.call('TYPE', KEYS[1]).ok == 'hash' and redis.call('HGET', KEYS[1], 'rec') == ARGV[2] then return 1 end
+  if redis.call('TYPE', KEYS[1]).ok == 'string' and redis.call('STRLEN', KEYS[1]) == string.len(ARGV[2])
+    and redis.call('GET', KEYS[1]) == ARGV[2] then return 1 end
   return 0
 end
-redis.call('HSET', KEYS[1], 'rec', ARGV[2], 'fresh', ARGV[3])
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 redis.call('DEL', KEYS[2])
 return 1
+`)
+	// renew: ARGV token, ttl (ms). Extends the lease KEYS[1] if the token
+	// holds it, and returns 1; else 0.
+	renewScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
 `)
 	// release: ARGV token. Ends the lease KEYS[1] if the token holds it.
 	releaseScript = redis.NewScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 `)
-	// drop: ARGV rec. Removes the record's hash KEYS[1] if it still holds
-	// that record.
+	// drop: ARGV length, SHA-1 (hex). Removes the record KEYS[1] if it is
+	// still the value of that length and hash: the value is never sent
+	// back.
 	dropScript = redis.NewScript(`
-if redis.call('TYPE', KEYS[1]).ok == 'hash' and redis.call('HGET', KEYS[1], 'rec') == ARGV[1] then
+if redis.call('TYPE', KEYS[1]).ok == 'string' and redis.call('STRLEN', KEYS[1]) == tonumber(ARGV[1])
+  and redis.sha1hex(redis.call('GET', KEYS[1])) == ARGV[2] then
   return redis.call('DEL', KEYS[1])
 end
 return 0
@@ -216,31 +260,30 @@ func do[T any](ctx context.Context, f *Fleet, op func(ctx context.Context) (T, e
 	}
 }
 
-// Get returns the record of key, nil when there is none.
+// Get returns the record of key, nil when there is none. A record longer
+// than MaxRecordBytes is not read: it is an error.
 func (f *Fleet) Get(ctx context.Context, key string) (*cache.Record, error) {
 	keys, err := f.keys(key)
 	if err != nil {
 		return nil, err
 	}
-	b, err := do(ctx, f, func(ctx context.Context) ([]byte, error) {
-		b, err := f.rdb.HGet(ctx, keys[0], "rec").Bytes()
-		if errors.Is(err, redis.Nil) {
-			return nil, nil
-		}
-		return b, err
+	res, err := do(ctx, f, func(ctx context.Context) ([]any, error) {
+		return getScript.Run(ctx, f.rdb, keys[:1], f.maxRecord).Slice()
 	})
 	if err != nil {
 		return nil, f.fail("get", key, err)
 	}
-	if b == nil {
+	kind, _ := res[0].(int64)
+	switch {
+	case kind == 0:
 		return nil, nil
+	case kind == 2 && len(res) == 2:
+		return nil, fmt.Errorf("redisfleet: the record of %q: %w: %v bytes, over MaxRecordBytes (%d)", key, cache.ErrMalformedRecord, res[1], f.maxRecord)
+	case kind != 1 || len(res) != 2:
+		return nil, f.fail("get", key, fmt.Errorf("unexpected reply %v", res))
 	}
-	rec, err := f.decode(key, b, time.Time{})
-	if err != nil {
-		f.drop(ctx, keys[0], b)
-		return nil, err
-	}
-	return rec, nil
+	v, _ := res[1].(string)
+	return f.decode(ctx, keys[0], key, []byte(v), time.Time{})
 }
 
 // acquireReply is the reply of acquireScript.
@@ -253,10 +296,10 @@ type acquireReply struct {
 // Acquire returns key's record when it is fresh at now; else takes the
 // fetch lease for ttl (at most MaxLease) when no one holds it; else reports
 // when the holder's lease runs out. See cache.Fleet. A record there that
-// cannot be used is removed, and left out of the Grant: with the lease,
-// its holder's fetch replaces it; while another holds it, the caller waits
-// for that holder's; fresh, it is an error, and the next call takes the
-// lease.
+// cannot be used is left out of the Grant (and removed, when it is not one
+// of this layout): with the lease, its holder's fetch replaces it; while
+// another holds it, the caller waits for that holder's; fresh, it is an
+// error, and the Client fetches for itself.
 func (f *Fleet) Acquire(ctx context.Context, key string, now time.Time, ttl time.Duration) (cache.Grant, error) {
 	keys, err := f.keys(key)
 	if err != nil {
@@ -265,7 +308,8 @@ func (f *Fleet) Acquire(ctx context.Context, key string, now time.Time, ttl time
 	ttl = min(max(ttl, time.Millisecond), f.maxLease)
 	token := rand.Text()
 	r, err := do(ctx, f, func(ctx context.Context) (acquireReply, error) {
-		res, err := acquireScript.Run(ctx, f.rdb, keys, now.UnixMilli(), ttl.Milliseconds(), token, f.maxRecord).Slice()
+		res, err := acquireScript.Run(ctx, f.rdb, keys, now.UnixMilli(), ttl.Milliseconds(), token, f.maxRecord,
+			f.maxLease.Milliseconds()).Slice()
 		if err != nil {
 			return acquireReply{}, err
 		}
@@ -276,20 +320,12 @@ func (f *Fleet) Acquire(ctx context.Context, key string, now time.Time, ttl time
 	}
 	var g cache.Grant
 	if r.rec != nil {
-		if g.Record, err = f.decode(key, r.rec, now); err != nil {
-			f.drop(ctx, keys[0], r.rec)
-		}
+		g.Record, err = f.decode(ctx, keys[0], key, r.rec, now)
 	}
 	switch r.kind {
 	case 1:
 		if err == nil && g.Record == nil {
 			err = fmt.Errorf("redisfleet: %s: a fresh record without a record", keys[0])
-		}
-		if err == nil && !g.Record.Fresh(now) {
-			// The hash says fresh, the record does not: Publish did not
-			// write it.
-			f.drop(ctx, keys[0], r.rec)
-			err = fmt.Errorf("redisfleet: %s: %w: fresh by its hash, stale by its record", keys[0], cache.ErrMalformedRecord)
 		}
 		if err != nil {
 			return cache.Grant{}, err
@@ -337,16 +373,13 @@ func (f *Fleet) Publish(ctx context.Context, l cache.Lease, rec *cache.Record, n
 	if rec.Authority != l.Key {
 		return fmt.Errorf("redisfleet: a record of %q published under the lease of %q", rec.Authority, l.Key)
 	}
-	b, err := rec.MarshalBinary()
+	v, err := f.codec.encode(rec)
 	if err != nil {
-		return err
-	}
-	if len(b) > f.maxRecord {
-		return fmt.Errorf("redisfleet: a record of %d bytes for %q, over MaxRecordBytes (%d)", len(b), l.Key, f.maxRecord)
+		return fmt.Errorf("redisfleet: publish %s: %w", l.Key, err)
 	}
 	keep := max(rec.Expires().Sub(now), time.Second)
 	n, err := do(ctx, f, func(ctx context.Context) (int64, error) {
-		return publishScript.Run(ctx, f.rdb, keys, l.Token, b, rec.FreshUntil.UnixMilli(), keep.Milliseconds()).Int64()
+		return publishScript.Run(ctx, f.rdb, keys, l.Token, v, keep.Milliseconds()).Int64()
 	})
 	if err != nil {
 		return f.fail("publish", l.Key, err)
@@ -355,6 +388,27 @@ func (f *Fleet) Publish(ctx context.Context, l cache.Lease, rec *cache.Record, n
 		return fmt.Errorf("redisfleet: publish %s: %w", l.Key, cache.ErrLeaseLost)
 	}
 	return nil
+}
+
+// Renew extends l to now+ttl (at most MaxLease), only while l's token
+// still holds the lease.
+func (f *Fleet) Renew(ctx context.Context, l cache.Lease, ttl time.Duration, now time.Time) (cache.Lease, error) {
+	keys, err := f.keys(l.Key)
+	if err != nil {
+		return cache.Lease{}, err
+	}
+	ttl = min(max(ttl, time.Millisecond), f.maxLease)
+	n, err := do(ctx, f, func(ctx context.Context) (int64, error) {
+		return renewScript.Run(ctx, f.rdb, keys[1:], l.Token, ttl.Milliseconds()).Int64()
+	})
+	if err != nil {
+		return cache.Lease{}, f.fail("renew", l.Key, err)
+	}
+	if n != 1 {
+		return cache.Lease{}, fmt.Errorf("redisfleet: renew %s: %w", l.Key, cache.ErrLeaseLost)
+	}
+	l.Until = now.Add(ttl)
+	return l, nil
 }
 
 // Release ends l, if its token still holds the lease.
@@ -372,29 +426,34 @@ func (f *Fleet) Release(ctx context.Context, l cache.Lease) error {
 	return nil
 }
 
-// decode decodes the record of authority key; at a non-zero now, it also
-// holds it to cache.Record.Check. The error says why it cannot be used.
-func (f *Fleet) decode(key string, b []byte, now time.Time) (*cache.Record, error) {
-	var r cache.Record
-	err := r.UnmarshalBinary(b)
-	switch {
-	case err != nil:
-	case r.Authority != key:
-		err = fmt.Errorf("%w: a record of %q", cache.ErrMalformedRecord, r.Authority)
-	case !now.IsZero():
+// decode returns the record of authority key that v, the value of recKey,
+// holds; at a non-zero now, it also holds it to cache.Record.Check. A value
+// that is not a record of this layout, or names another authority, is
+// removed; one of a newer codec, or that Check refuses (the writer's clock
+// and this process's disagree), stays: it is only not used here.
+func (f *Fleet) decode(ctx context.Context, recKey, key string, v []byte, now time.Time) (*cache.Record, error) {
+	r, err := f.codec.decode(key, v)
+	if errors.Is(err, errForeign) {
+		f.drop(ctx, recKey, v)
+	}
+	if err != nil {
+		err = fmt.Errorf("%w: %w", cache.ErrMalformedRecord, err)
+	}
+	if err == nil && !now.IsZero() {
 		err = r.Check(now)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("redisfleet: the record of %q: %w", key, err)
 	}
-	return &r, nil
+	return r, nil
 }
 
-// drop removes the record b at recKey, if it is still there: best effort,
-// the caller reports the error that led here.
-func (f *Fleet) drop(ctx context.Context, recKey string, b []byte) {
+// drop removes the value v at recKey, if it is still there, comparing by
+// length and hash: best effort, the caller reports the error that led here.
+func (f *Fleet) drop(ctx context.Context, recKey string, v []byte) {
+	sum := sha1.Sum(v)
 	do(ctx, f, func(ctx context.Context) (any, error) {
-		return nil, dropScript.Run(ctx, f.rdb, []string{recKey}, b).Err()
+		return nil, dropScript.Run(ctx, f.rdb, []string{recKey}, len(v), hex.EncodeToString(sum[:])).Err()
 	})
 }
 

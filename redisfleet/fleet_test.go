@@ -3,6 +3,8 @@ package redisfleet_test
 import (
 	"context"
 	"fmt"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -44,17 +46,17 @@ func TestConformance(t *testing.T) {
 	})
 }
 
-// Keys are versioned, and an authority's keys share one Cluster slot: its
-// hash tag. The record is kept cache.Retention past its freshness, and the
-// lease goes with the publication.
+// Keys carry the layout, and an authority's keys share one Cluster slot:
+// its hash tag. The record is one string whose head is its freshness; it is
+// kept cache.Retention past that, and the lease goes with the publication.
 func TestKeyLayout(t *testing.T) {
 	rdb := redistest.StartCluster(t, 3).Client(t)
 	f := redisfleet.New(rdb, redisfleet.Options{})
 	ctx := context.Background()
 	const key = "https://example.com"
 	recKey, leaseKey := f.Keys(key)
-	assert.Equal(t, "robots:v1:{https://example.com}", recKey)
-	assert.Equal(t, "robots:v1:{https://example.com}:lease", leaseKey)
+	assert.Equal(t, "robots:v2:{https://example.com}", recKey)
+	assert.Equal(t, "robots:v2:{https://example.com}:lease", leaseKey)
 	s1, err := rdb.ClusterKeySlot(ctx, recKey).Result()
 	require.NoError(t, err)
 	s2, err := rdb.ClusterKeySlot(ctx, leaseKey).Result()
@@ -68,17 +70,26 @@ func TestKeyLayout(t *testing.T) {
 	ttl, err := rdb.PTTL(ctx, leaseKey).Result()
 	require.NoError(t, err)
 	assert.InDelta(t, float64(20*time.Second), float64(ttl), float64(5*time.Second), "the lease lives as long as asked")
+	l, err := f.Renew(ctx, *g.Lease, 40*time.Second, now)
+	require.NoError(t, err)
+	assert.Equal(t, now.Add(40*time.Second), l.Until)
+	ttl, err = rdb.PTTL(ctx, leaseKey).Result()
+	require.NoError(t, err)
+	assert.InDelta(t, float64(40*time.Second), float64(ttl), float64(5*time.Second), "renewed")
 	rec := fleettest.Sample(key, now)
-	require.NoError(t, f.Publish(ctx, *g.Lease, rec, now))
+	require.NoError(t, f.Publish(ctx, l, rec, now))
 	ttl, err = rdb.PTTL(ctx, recKey).Result()
 	require.NoError(t, err)
 	assert.InDelta(t, float64(rec.Expires().Sub(now)), float64(ttl), float64(5*time.Second), "kept cache.Retention past its freshness")
 	n, err := rdb.Exists(ctx, leaseKey).Result()
 	require.NoError(t, err)
 	assert.Zero(t, n, "the publication ended the lease")
-	fields, err := rdb.HKeys(ctx, recKey).Result()
+	typ, err := rdb.Type(ctx, recKey).Result()
 	require.NoError(t, err)
-	assert.ElementsMatch(t, []string{"rec", "fresh"}, fields)
+	assert.Equal(t, "string", typ, "one key, one string")
+	head, err := rdb.GetRange(ctx, recKey, 0, 14).Result()
+	require.NoError(t, err)
+	assert.Equal(t, fmt.Sprintf("%014dz", rec.FreshUntil.UnixMilli()), head, "its freshness, then its codec")
 
 	// A lease asked for longer than MaxLease is granted MaxLease.
 	short := redisfleet.New(rdb, redisfleet.Options{Prefix: prefix(), MaxLease: time.Second})
@@ -95,67 +106,86 @@ func TestKeyLayout(t *testing.T) {
 	assert.Error(t, err)
 }
 
-// What Redis holds is input like any other: what the protocol never wrote
-// is an error or is removed, and the next lease holder replaces it; never a
-// panic, never a fleet stuck on a bad key.
+// What Redis holds is input like any other. What the protocol never wrote,
+// or a record that does not decode or names another authority, is an error
+// or is removed, and the next lease holder replaces it. What another
+// process may rightly have written is left alone: a record of a newer codec,
+// one this process's clock disagrees with, one longer than this process
+// reads. Never a panic, never a fleet stuck on a bad key.
 func TestHostileContents(t *testing.T) {
 	rdb := redistest.Start(t).Client(t)
 	ctx := context.Background()
 	const key = "https://example.com"
 	now := time.Now()
-	for name, plant := range map[string]func(recKey, leaseKey string){
-		"a record that does not decode, fresh": func(recKey, _ string) {
-			rdb.HSet(ctx, recKey, "rec", "not a record", "fresh", now.Add(time.Hour).UnixMilli())
-		},
-		"a record that does not decode, stale": func(recKey, _ string) {
-			rdb.HSet(ctx, recKey, "rec", "not a record", "fresh", 0)
-		},
-		"a hash fresher than its record": func(recKey, _ string) {
-			b, _ := fleettest.Sample(key, now.Add(-2*time.Hour)).MarshalBinary()
-			rdb.HSet(ctx, recKey, "rec", b, "fresh", now.Add(time.Hour).UnixMilli())
-		},
-		"freshness that is not a number": func(recKey, _ string) {
-			b, _ := fleettest.Sample(key, now).MarshalBinary()
-			rdb.HSet(ctx, recKey, "rec", b, "fresh", "forever")
-		},
-		"a record key that is not a hash": func(recKey, _ string) { rdb.Set(ctx, recKey, "x", 0) },
-		"a lease without a lifetime":      func(_, leaseKey string) { rdb.Set(ctx, leaseKey, "someone", 0) },
-		"a lease that is not a string":    func(_, leaseKey string) { rdb.HSet(ctx, leaseKey, "a", "b") },
-		"a record fetched in the future": func(recKey, _ string) {
-			b, _ := fleettest.Sample(key, now.Add(time.Hour)).MarshalBinary()
-			rdb.HSet(ctx, recKey, "rec", b, "fresh", now.Add(2*time.Hour).UnixMilli())
-		},
-		"fresh for ever by its hash": func(recKey, _ string) {
-			b, _ := fleettest.Sample(key, now.Add(-2*time.Hour)).MarshalBinary()
-			rdb.HSet(ctx, recKey, "rec", b, "fresh", "inf")
-		},
-		"fresh for a century by its hash": func(recKey, _ string) {
-			b, _ := fleettest.Sample(key, now.Add(-2*time.Hour)).MarshalBinary()
-			rdb.HSet(ctx, recKey, "rec", b, "fresh", now.Add(100*365*24*time.Hour).UnixMilli())
-		},
-		"a record too long": func(recKey, _ string) {
+	enc := redisfleet.New(rdb, redisfleet.Options{})
+	value := func(r *cache.Record) []byte {
+		v, err := redisfleet.Encode(enc, r)
+		require.NoError(t, err)
+		return v
+	}
+	fresh := fmt.Sprintf("%014d", now.Add(time.Hour).UnixMilli())
+	for name, tt := range map[string]struct {
+		plant func(recKey, leaseKey string)
+		stays bool // the record is still there, untouched, after the reads
+	}{
+		"a record that does not decode, fresh": {plant: func(recKey, _ string) { rdb.Set(ctx, recKey, fresh+"zgarbage", 0) }},
+		"a record that does not decode, stale": {plant: func(recKey, _ string) { rdb.Set(ctx, recKey, "00000000000000zgarbage", 0) }},
+		"a value too short":                    {plant: func(recKey, _ string) { rdb.Set(ctx, recKey, "x", 0) }},
+		"a header fresher than its record": {plant: func(recKey, _ string) {
+			v := value(fleettest.Sample(key, now.Add(-2*time.Hour)))
+			rdb.Set(ctx, recKey, fresh+string(v[14:]), 0)
+		}},
+		"a freshness that is not a number": {plant: func(recKey, _ string) {
+			v := value(fleettest.Sample(key, now))
+			rdb.Set(ctx, recKey, "forever-and-ay"+string(v[14:]), 0)
+		}},
+		"a record key that is not a string": {plant: func(recKey, _ string) { rdb.HSet(ctx, recKey, "rec", "x") }},
+		"another authority's record": {plant: func(recKey, _ string) {
+			rdb.Set(ctx, recKey, value(fleettest.Sample("https://other.example", now)), 0)
+		}},
+		"a lease without a lifetime":   {plant: func(_, leaseKey string) { rdb.Set(ctx, leaseKey, "someone", 0) }},
+		"a lease that is not a string": {plant: func(_, leaseKey string) { rdb.HSet(ctx, leaseKey, "a", "b") }},
+		"a lease of a year":            {plant: func(_, leaseKey string) { rdb.Set(ctx, leaseKey, "someone", 365*24*time.Hour) }},
+		"a record of a newer codec, fresh": {stays: true, plant: func(recKey, _ string) {
+			v := value(fleettest.Sample(key, now))
+			v[14] = 'y'
+			rdb.Set(ctx, recKey, v, 0)
+		}},
+		"a record fetched in the future by this clock": {stays: true, plant: func(recKey, _ string) {
+			rdb.Set(ctx, recKey, value(fleettest.Sample(key, now.Add(time.Hour))), 0)
+		}},
+		"a record too long to read, fresh": {stays: true, plant: func(recKey, _ string) {
 			r := fleettest.Sample(key, now)
-			r.Body = make([]byte, 8<<10)
-			b, _ := r.MarshalBinary()
-			rdb.HSet(ctx, recKey, "rec", b, "fresh", now.Add(time.Hour).UnixMilli())
-		},
-		"another authority's record": func(recKey, _ string) {
-			b, _ := fleettest.Sample("https://other.example", now).MarshalBinary()
-			rdb.HSet(ctx, recKey, "rec", b, "fresh", now.Add(time.Hour).UnixMilli())
-		},
+			r.Body = []byte(strings.Repeat("Disallow: /", 10<<10)) // compresses below 4 KiB, decodes to more
+			v := value(r)
+			v = append(v, make([]byte, 5<<10)...) // stored longer than 4 KiB too
+			rdb.Set(ctx, recKey, v, 0)
+		}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			f := redisfleet.New(rdb, redisfleet.Options{Prefix: prefix(), MaxRecordBytes: 4 << 10})
 			recKey, leaseKey := f.Keys(key)
-			plant(recKey, leaseKey)
+			tt.plant(recKey, leaseKey)
+			planted, _ := rdb.Get(ctx, recKey).Result()
+			_, err := f.Get(ctx, key)
+			if err != nil {
+				assert.ErrorIs(t, err, cache.ErrMalformedRecord)
+			}
 			g, err := f.Acquire(ctx, key, now, time.Minute)
-			if err != nil { // a fresh record that cannot be used: an error, once
+			if err != nil { // a fresh record that cannot be used here: an error
 				assert.ErrorIs(t, err, cache.ErrMalformedRecord)
 				g, err = f.Acquire(ctx, key, now, time.Minute)
 			}
+			if tt.stays {
+				now, _ := rdb.Get(ctx, recKey).Result()
+				assert.Equal(t, planted, now, "left alone")
+				if err != nil {
+					return // fresh by its header: this process fetches for itself
+				}
+			}
 			require.NoError(t, err)
 			require.NotNil(t, g.Lease, "the lease is granted once what was planted is gone")
-			if g.Record != nil { // only a sound record, whatever its hash said
+			if g.Record != nil { // only a sound record
 				assert.NoError(t, g.Record.Check(now))
 			}
 			rec := fleettest.Sample(key, now)
@@ -187,6 +217,10 @@ func TestHungRedis(t *testing.T) {
 		"publish": func() error {
 			return f.Publish(ctx, cache.Lease{Key: "https://example.com", Token: "t"}, fleettest.Sample("https://example.com", time.Now()), time.Now())
 		},
+		"renew": func() error {
+			_, err := f.Renew(ctx, cache.Lease{Key: "https://example.com", Token: "t"}, time.Second, time.Now())
+			return err
+		},
 		"release": func() error { return f.Release(ctx, cache.Lease{Key: "https://example.com", Token: "t"}) },
 	} {
 		start := time.Now()
@@ -216,19 +250,87 @@ func TestRedisDown(t *testing.T) {
 	assert.Less(t, time.Since(start), 2*time.Second)
 }
 
-// counter counts the commands a Redis client sends: its round trips.
-type counter struct{ n atomic.Int64 }
+// counter counts the commands a Redis client sends (its round trips), in
+// all and by the first key each touches, and says when each is done.
+type counter struct {
+	n     atomic.Int64
+	mu    sync.Mutex
+	byKey map[string]int
+	done  chan struct{}
+}
+
+func newCounter() *counter {
+	return &counter{byKey: map[string]int{}, done: make(chan struct{}, 1<<10)}
+}
 
 func (c *counter) DialHook(next redis.DialHook) redis.DialHook { return next }
 func (c *counter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		c.n.Add(1)
-		return next(ctx, cmd)
+		err := next(ctx, cmd)
+		c.count(cmd)
+		return err
 	}
 }
 func (c *counter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
-		c.n.Add(1)
-		return next(ctx, cmds)
+		err := next(ctx, cmds)
+		c.count(cmds[0])
+		return err
 	}
+}
+
+func (c *counter) count(cmd redis.Cmder) {
+	c.n.Add(1)
+	if args := cmd.Args(); len(args) > 3 { // EVAL and EVALSHA: script, numkeys, keys…
+		key, _ := args[3].(string)
+		c.mu.Lock()
+		c.byKey[key]++
+		c.mu.Unlock()
+	}
+	select {
+	case c.done <- struct{}{}:
+	default:
+	}
+}
+
+// of returns how many commands touched key.
+func (c *counter) of(key string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.byKey[key]
+}
+
+// waitFor waits until n commands touching key are done: a Client
+// publishes after its callers have their answer.
+func (c *counter) waitFor(n int, key string) {
+	for c.of(key) < n {
+		<-c.done
+	}
+}
+
+// A record of the old layout (v1: a hash of the record and its freshness)
+// is neither read nor removed: its key is another's, and expires on its
+// own; a process of this layout fetches and publishes its own.
+func TestOldLayoutIgnored(t *testing.T) {
+	rdb := redistest.Start(t).Client(t)
+	ctx := context.Background()
+	p := prefix()
+	f := redisfleet.New(rdb, redisfleet.Options{Prefix: p})
+	const key = "https://example.com"
+	now := time.Now()
+	old, err := fleettest.Sample(key, now).MarshalBinary()
+	require.NoError(t, err)
+	v1 := p + ":v1:{" + key + "}"
+	require.NoError(t, rdb.HSet(ctx, v1, "rec", old, "fresh", now.Add(time.Hour).UnixMilli()).Err())
+	require.NoError(t, rdb.PExpire(ctx, v1, 8*24*time.Hour).Err())
+	got, err := f.Get(ctx, key)
+	require.NoError(t, err)
+	assert.Nil(t, got)
+	g, err := f.Acquire(ctx, key, now, time.Minute)
+	require.NoError(t, err)
+	require.NotNil(t, g.Lease, "nothing of this layout: the lease")
+	require.NoError(t, f.Publish(ctx, *g.Lease, fleettest.Sample(key, now), now))
+	n, err := rdb.Exists(ctx, v1).Result()
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), n, "the old key is left to its own expiry")
 }

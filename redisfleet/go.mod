@@ -6,6 +6,7 @@ replace github.com/crawlkit/robots => ../
 
 require (
 	github.com/crawlkit/robots v0.0.0-00010101000000-000000000000
+	github.com/klauspost/compress v1.20.4
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0

@@ -143,6 +143,48 @@ func Run(t *testing.T, newFleet func(t *testing.T) cache.Fleet) {
 		require.NoError(t, err)
 		assert.Nil(t, got)
 	})
+	t.Run("a renewed lease outlives its first term, and still publishes", func(t *testing.T) {
+		f := newFleet(t)
+		g := acquire(t, f, keyA, time.Now())
+		require.NotNil(t, g.Lease)
+		l := *g.Lease
+		end := time.Now().Add(3 * Lease)
+		for time.Now().Before(end) { // three terms, by both clocks
+			var err error
+			l, err = f.Renew(ctx, l, Lease, time.Now())
+			require.NoError(t, err, "renewed within its term")
+			assert.Equal(t, g.Lease.Token, l.Token)
+			held := acquire(t, f, keyA, time.Now())
+			require.Nil(t, held.Lease, "still held: no one else gets it")
+			assert.False(t, held.HeldUntil.After(time.Now().Add(Lease+time.Second)), "and it ends within a term")
+			time.Sleep(Lease / 3) // the lease's own clock runs: a Redis's
+		}
+		require.NoError(t, f.Publish(ctx, l, Sample(keyA, time.Now()), time.Now()))
+		_, err := f.Renew(ctx, l, Lease, time.Now())
+		require.ErrorIs(t, err, cache.ErrLeaseLost, "published: the lease is over")
+	})
+	t.Run("a lease that ran out is not renewed", func(t *testing.T) {
+		f := newFleet(t)
+		first := acquire(t, f, keyA, time.Now())
+		second := takeOver(t, f, keyA)
+		_, err := f.Renew(ctx, *first.Lease, time.Hour, time.Now())
+		require.ErrorIs(t, err, cache.ErrLeaseLost)
+		_, err = f.Renew(ctx, cache.Lease{Key: keyA, Token: "forged"}, time.Hour, time.Now())
+		require.ErrorIs(t, err, cache.ErrLeaseLost)
+		g := acquire(t, f, keyA, time.Now())
+		require.Nil(t, g.Lease)
+		assert.False(t, g.HeldUntil.After(second.Lease.Until.Add(time.Second)), "the successor's lease was not extended")
+	})
+	t.Run("a released lease passes to the next caller at once", func(t *testing.T) {
+		f := newFleet(t)
+		now := time.Now()
+		g := acquire(t, f, keyA, now)
+		waiter := acquire(t, f, keyA, now)
+		require.Nil(t, waiter.Lease)
+		require.NoError(t, f.Release(ctx, *g.Lease))
+		next := acquire(t, f, keyA, now) // long before the lease would have run out
+		require.NotNil(t, next.Lease, "a waiter asking again gets it")
+	})
 	t.Run("release", func(t *testing.T) {
 		f := newFleet(t)
 		now := time.Now()
@@ -215,6 +257,8 @@ func Run(t *testing.T, newFleet func(t *testing.T) cache.Fleet) {
 		assert.ErrorIs(t, err, context.Canceled)
 		g := acquire(t, f, keyA, time.Now())
 		assert.ErrorIs(t, f.Publish(canceled, *g.Lease, Sample(keyA, time.Now()), time.Now()), context.Canceled)
+		_, err = f.Renew(canceled, *g.Lease, Lease, time.Now())
+		assert.ErrorIs(t, err, context.Canceled)
 		assert.ErrorIs(t, f.Release(canceled, *g.Lease), context.Canceled)
 	})
 }

@@ -90,10 +90,14 @@ type Config[V Sizer] struct {
 	MaxFetches int
 
 	// Grace is how long an expired entry keeps being served once its
-	// refresh has started (time queued for a fetch slot does not count); a
-	// fleet lease lasts Grace plus LeaseMargin. It should be the fetch's
-	// timeout.
+	// refresh has started (time queued for a fetch slot does not count), and
+	// how long a flight waits for another process's fetch, two lease terms
+	// more. It should be the fetch's timeout.
 	Grace time.Duration
+
+	// Lease is the term of the fleet leases a flight takes, renewed while
+	// it fetches; zero means DefaultLease.
+	Lease time.Duration
 
 	// MaxBody is the largest body accepted in a record from outside the
 	// process (a fleet, Seed): the body cap of this process's fetches. Zero
@@ -128,13 +132,8 @@ type Config[V Sizer] struct {
 	Logger *slog.Logger
 }
 
-// Defaults of Config.
-const (
-	DefaultFleetTimeout = 2 * time.Second
-	// LeaseMargin is what a fleet lease lasts beyond Config.Grace: the
-	// time a holder has to publish after its fetch timed out.
-	LeaseMargin = 5 * time.Second
-)
+// DefaultFleetTimeout is the default of Config.FleetTimeout.
+const DefaultFleetTimeout = 2 * time.Second
 
 // Served says how Lookup found its answer.
 type Served uint8
@@ -157,7 +156,8 @@ type Cache[V Sizer] struct {
 	clock   *clock // the clock when Config.Now is nil
 	local   *local[V]
 	outages *politeness
-	lease   time.Duration
+	lease   time.Duration // the term of a fleet lease
+	breaker breaker       // in front of the fleet
 	log     *slog.Logger
 
 	// flights maps a key to its current flight (see flight). It is read
@@ -167,8 +167,9 @@ type Cache[V Sizer] struct {
 	// Seed and Invalidate.
 	flights sync.Map // string -> *flight[V]
 	mu      sync.Mutex
-	queue   list.List // of *flight[V], waiting for a fetch slot, oldest first; under mu
-	running int       // fetch slots taken; under mu
+	queue   list.List      // of *flight[V], waiting for a fetch slot, oldest first; under mu
+	running int            // fetch slots taken; under mu
+	shares  sync.WaitGroup // flights holding a fleet lease, until they publish or release it
 
 	fleetHits, fleetErrors, fallbacks, leaseLost, panics atomic.Uint64
 }
@@ -186,12 +187,15 @@ func New[V Sizer](cfg Config[V]) *Cache[V] {
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = cache.MaxBodyBytes
 	}
+	if cfg.Lease <= 0 {
+		cfg.Lease = DefaultLease
+	}
 	c := &Cache[V]{
 		cfg:     cfg,
 		clock:   clk,
 		local:   newLocal[V](cfg.Bytes),
 		outages: newPoliteness(cfg.Outages, cfg.Bytes/copyShare),
-		lease:   cfg.Grace + LeaseMargin,
+		lease:   cfg.Lease,
 		log:     cfg.Logger,
 	}
 	// The good copies of outages count in the budget, and outlive the
@@ -382,10 +386,6 @@ func (c *Cache[V]) run(fl *flight[V]) {
 	if !ok {
 		return // queued for a slot, or ended
 	}
-	defer close(fl.done)
-	if after != nil {
-		defer c.contain("Fetch's after function", fl.key, after)
-	}
 	e, err := c.derive(rec, held)
 	if err != nil {
 		if e, err = c.derive(c.failed(fl.key, heldRec), held); err != nil {
@@ -393,11 +393,26 @@ func (c *Cache[V]) run(fl *flight[V]) {
 			c.flights.CompareAndDelete(fl.key, fl)
 			c.mu.Unlock()
 			fl.err = err
-			return
 		}
 	}
-	fl.entry = e
-	c.commit(fl, e, true)
+	if err == nil {
+		fl.entry = e
+		c.commit(fl, e, true)
+	}
+	if after != nil {
+		c.contain("Fetch's after function", fl.key, after)
+	}
+	close(fl.done)
+	// Off the callers' path: they have their answer.
+	if fl.lease != nil {
+		defer c.shares.Done()
+		if err != nil {
+			l, _ := fl.lease.end()
+			c.release(l)
+		} else {
+			c.share(fl, rec)
+		}
+	}
 }
 
 // obtain returns the record that follows held for fl's key: from the fleet,
@@ -591,6 +606,23 @@ func (c *Cache[V]) Grow(key string, grow func() bool) bool {
 	return c.local.resize(key)
 }
 
+// Flush waits until the flights that hold a fleet lease have published
+// their records or released the lease (their callers were answered
+// before), or until ctx ends, and returns ctx's error then.
+func (c *Cache[V]) Flush(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() {
+		c.shares.Wait() // each publication is bounded by FleetTimeout
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // Invalidate forgets key: its entry, its politeness state, and the result
 // of a fetch under way, which will not be stored.
 func (c *Cache[V]) Invalidate(key string) {
@@ -615,6 +647,9 @@ type Stats struct {
 	Outages int
 	// Queued is the number of flights waiting for a fetch slot now.
 	Queued int
+	// FleetDown reports that the breaker is open: the fleet failed
+	// repeatedly and is skipped, but for a probe per interval.
+	FleetDown bool
 	// FleetHits counts records taken from the fleet instead of a fetch.
 	FleetHits uint64
 	// FleetErrors counts failed fleet operations, panics and untrustworthy
@@ -641,6 +676,7 @@ func (c *Cache[V]) Stats() Stats {
 		Evictions:      c.local.evicted.Load(),
 		Outages:        c.outages.len(),
 		Queued:         queued,
+		FleetDown:      c.breaker.open(),
 		FleetHits:      c.fleetHits.Load(),
 		FleetErrors:    c.fleetErrors.Load(),
 		FleetFallbacks: c.fallbacks.Load(),

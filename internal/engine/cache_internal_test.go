@@ -394,26 +394,12 @@ func TestCopyHeldOnce(t *testing.T) {
 	wg.Wait()
 }
 
-// signalFleet is a MemoryFleet that says when Get is called.
-type signalFleet struct {
-	*cache.MemoryFleet
-	got chan struct{}
-}
-
-func (f signalFleet) Get(ctx context.Context, key string) (*cache.Record, error) {
-	select {
-	case f.got <- struct{}{}:
-	default:
-	}
-	return f.MemoryFleet.Get(ctx, key)
-}
-
 // A refresh that waits for another process's publication and is
 // superseded (by Observe, here) ends at its next poll: its record would not
 // be stored, so it makes no fetch once the other's lease runs out.
 func TestSupersededPollerEnds(t *testing.T) {
 	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
-	fleet := signalFleet{cache.NewMemoryFleet(), make(chan struct{}, 1)}
+	fleet := NewSignalFleet()
 	var fetches atomic.Int32
 	c := New(Config[blob]{Bytes: 1 << 20, Grace: time.Second, Fleet: fleet, Now: func() time.Time { return now },
 		Fetch: func(_ context.Context, k string, _ *cache.Record) (*cache.Record, func()) {
@@ -422,7 +408,7 @@ func TestSupersededPollerEnds(t *testing.T) {
 		},
 		Derive: func(*cache.Record, *Entry[blob]) blob { return nil }})
 	const k = "https://a.example"
-	_, err := fleet.Acquire(context.Background(), k, now, time.Hour) // another process fetches
+	_, err := fleet.MemoryFleet.Acquire(context.Background(), k, now, 30*time.Second) // another process fetches
 	require.NoError(t, err)
 	require.NoError(t, c.put(k, &cache.Record{Authority: k, Class: status.Success, FetchedAt: now.Add(-time.Hour), FreshUntil: now.Add(-time.Minute)}))
 	_, served, _, err := c.Lookup(context.Background(), k)
@@ -430,7 +416,8 @@ func TestSupersededPollerEnds(t *testing.T) {
 	require.Equal(t, Stale, served, "the refresh waits for the other process")
 	fl := c.flightOf(k)
 	require.NotNil(t, fl)
-	<-fleet.got // it polls
+	<-fleet.Asked // it asks: held by the other
+	<-fleet.Asked // and asks again: it polls
 	require.NoError(t, c.put(k, &cache.Record{Authority: k, Class: status.Success, FetchedAt: now, FreshUntil: now.Add(time.Hour)}))
 	<-fl.done
 	assert.ErrorIs(t, fl.err, errRetry)

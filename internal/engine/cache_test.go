@@ -105,7 +105,10 @@ func (o *origin) fetch(_ context.Context, key string, held *cache.Record) (*cach
 	o.inFlight--
 	o.mu.Unlock()
 	res := o.answer(key, held, call)
-	at := o.clk.Now()
+	at := time.Now() // a cache on the real clock
+	if o.clk != nil {
+		at = o.clk.Now()
+	}
 	return policy.Next(key, held, res, status.Classify(res, at), at), nil
 }
 
@@ -478,6 +481,8 @@ func TestFleetSharesBackoff(t *testing.T) {
 		return failure(key, 503, "Retry-After", "300")
 	}
 	lookup(t, a, keyA)
+	<-o.started
+	require.NoError(t, a.Flush(context.Background())) // published once a's callers had their answer
 	e, _ := lookup(t, b, keyA)
 	assert.True(t, e.Record.Unreachable())
 	assert.Equal(t, 1, o.fetches(keyA), "the other process does not fetch before the retry time")
@@ -487,7 +492,9 @@ func TestFleetSharesBackoff(t *testing.T) {
 	assert.Equal(t, engine.Stale, served)
 	_, served = lookup(t, a, keyA)
 	assert.Equal(t, engine.Stale, served)
-	<-o.started
+	<-o.started // one of them fetches for both
+	require.NoError(t, a.Flush(context.Background()))
+	require.NoError(t, b.Flush(context.Background()))
 	afterGrace(t, clk, a, keyA)
 	afterGrace(t, clk, b, keyA)
 	assert.Equal(t, 2, o.fetches(keyA), "once for the fleet at the retry time")
@@ -526,11 +533,13 @@ func TestFleetLateHolder(t *testing.T) {
 		late <- e.Value.body
 	}()
 	<-o.started
-	clk.Advance(time.Minute) // past a's lease (5 s grace + margin)
+	clk.Advance(time.Minute) // past a's lease (5 s), which its renewals cannot save
 	e, _ := lookup(t, b, keyA)
 	assert.Contains(t, e.Value.body, "/call-2", "b took over")
 	o.release(1)
 	assert.Contains(t, <-late, "/call-1", "a's callers get a's answer")
+	require.NoError(t, a.Flush(context.Background()))
+	require.NoError(t, b.Flush(context.Background()))
 	assert.Equal(t, uint64(1), a.Stats().LeasesLost)
 	rec, err := f.Get(context.Background(), keyA)
 	require.NoError(t, err)
@@ -544,6 +553,7 @@ func TestFleetServesItsStaleCopy(t *testing.T) {
 	clk, o, a, b := fleetPair(t, f)
 	lookup(t, a, keyA)
 	<-o.started
+	require.NoError(t, a.Flush(context.Background()))
 	clk.Advance(2 * time.Minute)
 	o.hold(2)
 	e, served := lookup(t, a, keyA)
@@ -575,6 +585,7 @@ func TestFleetSupersededReleases(t *testing.T) {
 	a.Invalidate(keyA)
 	o.release(1)
 	<-done
+	require.NoError(t, a.Flush(context.Background()))
 	rec, err := f.Get(context.Background(), keyA)
 	require.NoError(t, err)
 	assert.Nil(t, rec, "nothing published")
@@ -604,6 +615,12 @@ func (f *faultyFleet) Publish(ctx context.Context, l cache.Lease, rec *cache.Rec
 	f.calls.Add(1)
 	_, err := f.fault(ctx)
 	return err
+}
+
+func (f *faultyFleet) Renew(ctx context.Context, l cache.Lease, ttl time.Duration, now time.Time) (cache.Lease, error) {
+	f.calls.Add(1)
+	_, err := f.fault(ctx)
+	return l, err
 }
 
 func (f *faultyFleet) Release(ctx context.Context, l cache.Lease) error {
@@ -748,6 +765,7 @@ func TestFleetRepairsABadRecord(t *testing.T) {
 	o := newOrigin(clk)
 	c := newCache(t, o, func(cfg *engine.Config[*val]) { cfg.Fleet = f })
 	e, _ := lookup(t, c, keyA)
+	require.NoError(t, c.Flush(context.Background()))
 	assert.Contains(t, e.Value.body, "/call-1")
 	assert.Equal(t, uint64(1), c.Stats().FleetErrors)
 	assert.Zero(t, c.Stats().FleetFallbacks, "it fetched with the lease, as the fleet's fetcher")
@@ -765,6 +783,7 @@ func TestFleetFailedPublishReleases(t *testing.T) {
 	o := newOrigin(clk)
 	c := newCache(t, o, func(cfg *engine.Config[*val]) { cfg.Fleet = f })
 	lookup(t, c, keyA)
+	require.NoError(t, c.Flush(context.Background()))
 	assert.Equal(t, uint64(1), c.Stats().FleetErrors)
 	g, err := f.MemoryFleet.Acquire(context.Background(), keyA, clk.Now(), time.Minute)
 	require.NoError(t, err)
@@ -786,4 +805,156 @@ func TestSeedRefuses(t *testing.T) {
 	n, err = c.Seed([]*cache.Record{fleettest.Sample(keyA, now), fleettest.Sample(keyA, now.Add(-time.Hour))}, now)
 	require.NoError(t, err)
 	assert.Equal(t, 1, n, "the older record of the same authority is not taken")
+}
+
+// A fleet that keeps failing is skipped: after three failures in a row the
+// breaker opens, and new keys are fetched locally without asking it, but
+// for a probe per interval; a bad record from a fleet that answers is no
+// failure of the fleet.
+func TestFleetBreaker(t *testing.T) {
+	clk := &clock{t: now}
+	down := true
+	f := &faultyFleet{fault: func(context.Context) (*cache.Record, error) {
+		if down {
+			return nil, errors.New("connection refused")
+		}
+		return nil, nil
+	}}
+	o := newOrigin(clk)
+	c := newCache(t, o, func(cfg *engine.Config[*val]) { cfg.Fleet = f })
+	for i := range 20 {
+		lookup(t, c, fmt.Sprintf("https://k%d.example", i))
+	}
+	st := c.Stats()
+	assert.True(t, st.FleetDown)
+	assert.Equal(t, int32(3), f.calls.Load(), "three failures, then skipped")
+	assert.Equal(t, uint64(20), st.FleetFallbacks, "each key fetched locally")
+	assert.Equal(t, uint64(3), st.FleetErrors)
+	clk.Advance(time.Second)
+	lookup(t, c, "https://probe.example")
+	assert.Equal(t, int32(4), f.calls.Load(), "a probe, a second later")
+	lookup(t, c, "https://after.example")
+	assert.Equal(t, int32(4), f.calls.Load(), "it failed: skipped for two seconds more")
+	down = false
+	clk.Advance(2 * time.Second)
+	lookup(t, c, "https://recovered.example") // the probe: the fleet grants nothing, an error, but it answered
+	assert.False(t, c.Stats().FleetDown, "one answer closes it")
+
+	bad := &faultyFleet{fault: func(context.Context) (*cache.Record, error) { return fleettest.Sample(keyB, now), nil }}
+	c = newCache(t, o, func(cfg *engine.Config[*val]) { cfg.Fleet = bad })
+	for i := range 5 {
+		lookup(t, c, fmt.Sprintf("https://b%d.example", i))
+	}
+	assert.False(t, c.Stats().FleetDown, "records that cannot be used come from a fleet that works")
+	assert.Equal(t, int32(5), bad.calls.Load())
+}
+
+// A holder renews its short lease while its fetch runs: the others keep
+// waiting for its publication however long the fetch takes, and none takes
+// over while it lives.
+func TestLeaseRenewed(t *testing.T) {
+	fleet := engine.NewSignalFleet()
+	o := newOrigin(nil) // the real clock, which the leases run on
+	realTime := func(cfg *engine.Config[*val]) {
+		cfg.Fleet, cfg.Now, cfg.Lease = fleet, nil, 200*time.Millisecond
+	}
+	a, b := newCache(t, o, realTime), newCache(t, o, realTime)
+	o.hold(1)
+	gotA, gotB := make(chan string, 1), make(chan string, 1)
+	go func() {
+		e, _ := lookup(t, a, keyA)
+		gotA <- e.Value.body
+	}()
+	<-fleet.Asked // a takes the lease
+	<-o.started
+	go func() {
+		e, _ := lookup(t, b, keyA)
+		gotB <- e.Value.body
+	}()
+	// b asks ten times: at 5 ms, 10, 20, … 250 ms apart, over a second of
+	// waiting, five terms of the lease.
+	for range 10 {
+		select {
+		case <-fleet.Asked:
+		case body := <-gotB:
+			t.Fatalf("b answered %q while a's fetch ran: a's lease was not renewed", body)
+		}
+	}
+	o.release(1)
+	assert.Equal(t, <-gotA, <-gotB)
+	assert.Equal(t, 1, o.fetches(keyA), "b never took over: a's lease was renewed")
+	require.NoError(t, a.Flush(context.Background()))
+}
+
+// A lease released without a publication wakes the process waiting for
+// it: it asks with the same call that acquires, and gets the lease at once.
+func TestReleaseWakes(t *testing.T) {
+	fleet := engine.NewSignalFleet()
+	clk := &clock{t: now}
+	o := newOrigin(clk)
+	c := newCache(t, o, func(cfg *engine.Config[*val]) { cfg.Fleet = fleet })
+	g, err := fleet.MemoryFleet.Acquire(context.Background(), keyA, now, 30*time.Second) // another process
+	require.NoError(t, err)
+	got := make(chan string)
+	go func() {
+		e, _ := lookup(t, c, keyA)
+		got <- e.Value.body
+	}()
+	<-fleet.Asked
+	<-fleet.Asked // it waits, asking again
+	require.NoError(t, fleet.MemoryFleet.Release(context.Background(), *g.Lease))
+	assert.Contains(t, <-got, "/call-1", "it took the lease and fetched, 30 s before the other's ran out")
+	assert.Zero(t, c.Stats().FleetFallbacks)
+}
+
+// A fleet that says another holds a lease for longer than any holder takes
+// (MaxHeldLease) is not waited for.
+func TestHeldTooLong(t *testing.T) {
+	f := cache.NewMemoryFleet()
+	clk := &clock{t: now}
+	o := newOrigin(clk)
+	c := newCache(t, o, func(cfg *engine.Config[*val]) { cfg.Fleet = f })
+	_, err := f.Acquire(context.Background(), keyA, now, engine.MaxHeldLease+time.Second)
+	require.NoError(t, err)
+	e, _ := lookup(t, c, keyA)
+	assert.Contains(t, e.Value.body, "/call-1", "fetched locally at once")
+	st := c.Stats()
+	assert.Equal(t, uint64(1), st.FleetFallbacks)
+	assert.Equal(t, uint64(1), st.FleetErrors)
+}
+
+// blockingFleet is a MemoryFleet whose Publish waits until release is
+// closed.
+type blockingFleet struct {
+	*cache.MemoryFleet
+	publishing chan struct{}
+	release    chan struct{}
+}
+
+func (f blockingFleet) Publish(ctx context.Context, l cache.Lease, rec *cache.Record, now time.Time) error {
+	f.publishing <- struct{}{}
+	<-f.release
+	return f.MemoryFleet.Publish(ctx, l, rec, now)
+}
+
+// A caller has its answer once the record is stored locally: the
+// publication follows, and Flush waits for it.
+func TestPublishAfterTheAnswer(t *testing.T) {
+	f := blockingFleet{cache.NewMemoryFleet(), make(chan struct{}, 1), make(chan struct{})}
+	clk := &clock{t: now}
+	o := newOrigin(clk)
+	c := newCache(t, o, func(cfg *engine.Config[*val]) { cfg.Fleet = f })
+	e, served := lookup(t, c, keyA) // answered while Publish waits
+	assert.Equal(t, engine.Waited, served)
+	assert.Contains(t, e.Value.body, "/call-1")
+	<-f.publishing
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	assert.ErrorIs(t, c.Flush(ctx), context.Canceled, "the publication is under way")
+	close(f.release)
+	require.NoError(t, c.Flush(context.Background()))
+	rec, err := f.Get(context.Background(), keyA)
+	require.NoError(t, err)
+	require.NotNil(t, rec)
+	assert.Contains(t, string(rec.Body), "/call-1")
 }

@@ -35,6 +35,9 @@ type flight[V Sizer] struct {
 	// local is set by the flight before it queues for a slot after the
 	// fleet failed it: it fetches without asking the fleet again.
 	local bool
+	// lease is the fleet lease the flight holds for its fetch, set by its
+	// own goroutine: it publishes once its callers have their answer.
+	lease *holding
 }
 
 // errRetry ends a flight that made no fetch: it was superseded while

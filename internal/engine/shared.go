@@ -9,50 +9,73 @@ import (
 	"github.com/crawlkit/robots/cache"
 )
 
-// The fleet protocol: how a flight obtains its record when a cache.Fleet is set.
+// The fleet protocol: how a flight obtains its record when a Fleet is set.
 
-// Polling bounds of a process waiting for another's publication.
+// Bounds of the fleet protocol.
 const (
+	// DefaultLease is the term of a fleet lease a flight takes; it renews
+	// it every third of a term while it fetches and publishes, so that a
+	// holder that dies holds the others back one term at most, whatever
+	// its fetch's timeout.
+	DefaultLease = 5 * time.Second
+	// MaxHeldLease is the longest another holder's lease may have left: a
+	// fleet that says one is held for longer (a planted or misconfigured
+	// lease) is not waited for: the flight fetches for itself.
+	MaxHeldLease = time.Minute
+	// pollMin and pollMax bound the interval at which a flight asks again
+	// while another process holds the lease.
 	pollMin = 5 * time.Millisecond
 	pollMax = 250 * time.Millisecond
 )
 
 // errWaitedTooLong ends a wait for another process's publication that
-// outlived two leases by the real clock.
-var errWaitedTooLong = errors.New("no record published within two fetch leases")
+// outlived the grace and two lease terms by the real clock.
+var errWaitedTooLong = errors.New("no record published within the fetch's grace")
+
+// errFleetDown is why a flight fetches for itself while the breaker is
+// open.
+var errFleetDown = errors.New("the fleet failed repeatedly: skipped for a while")
 
 // viaFleet obtains fl's record through the fleet: its fresh record; or,
-// with the lease, a fetch, published; or, while another process holds the
-// lease, its publication, polled for until the lease runs out (then it takes
-// over). Any failure of the fleet falls back to a fetch of this process. A
-// record from the fleet that stands for an outage without a good copy gets
-// the copy held here (graft). It reports false when fl did not get that
-// far: it is queued for a fetch slot, or ended.
+// with the lease, a fetch, published once the record is stored (share); or,
+// while another process holds the lease, its publication, asked for again
+// with the same Acquire, so that a lease released or run out passes to this
+// flight at once. Any failure of the fleet, or a fleet the breaker skips,
+// falls back to a fetch of this process. A record from the fleet that
+// stands for an outage without a good copy gets the copy held here (graft).
+// It reports false when fl did not get that far: it is queued for a fetch
+// slot, or ended.
 func (c *Cache[V]) viaFleet(fl *flight[V], held *cache.Record) (*cache.Record, func(), bool) {
 	key := fl.key
-	deadline := time.Now().Add(2 * c.lease)
-	for {
+	deadline := time.Now().Add(c.cfg.Grace + 2*c.lease)
+	offered := false
+	for wait := pollMin; ; wait = min(2*wait, pollMax) {
 		now := c.cfg.Now()
+		if !c.breaker.allow(now) {
+			return c.fallback(fl, held, errFleetDown)
+		}
 		g, err := c.acquire(key, now)
 		if err != nil {
 			return c.fallback(fl, held, err)
 		}
 		switch {
 		case g.Lease != nil && !c.trySlot(fl):
-			// Never hold the fleet's lease while queued for a slot: it
-			// would run out and let another process fetch too. The wait
+			// Never hold the fleet's lease while queued for a slot: the
+			// others would wait for a fetch that has not begun. The wait
 			// counts neither against the grace nor against the deadline.
 			c.release(*g.Lease)
 			if !c.parkLocked(fl) {
 				return nil, nil, false
 			}
 			fl.begin(c.cfg.Now())
-			deadline = time.Now().Add(2 * c.lease)
+			deadline = time.Now().Add(c.cfg.Grace + 2*c.lease)
+			wait = pollMin / 2
 			continue
 		case g.Lease != nil:
+			c.shares.Add(1) // done when run publishes or releases it
+			fl.lease = c.hold(*g.Lease)
 			rec, after := c.fetch(key, graft(newer(held, g.Record), held))
 			c.releaseSlot(fl)
-			c.share(key, *g.Lease, rec, fl)
 			return rec, after, true
 		case g.HeldUntil.IsZero():
 			c.releaseSlot(fl) // held when it came back from the queue
@@ -60,30 +83,17 @@ func (c *Cache[V]) viaFleet(fl *flight[V], held *cache.Record) (*cache.Record, f
 			return graft(g.Record, held), nil, true
 		}
 		c.releaseSlot(fl) // not needed while another fetches
-		if g.Record != nil {
+		if g.Record != nil && !offered {
 			c.offer(fl, graft(g.Record, held))
+			offered = true
 		}
-		for wait := pollMin; ; wait = min(2*wait, pollMax) {
-			if time.Now().After(deadline) {
-				return c.fallback(fl, held, errWaitedTooLong)
-			}
-			if c.abandon(fl) {
-				return nil, nil, false
-			}
-			time.Sleep(wait)
-			now = c.cfg.Now()
-			if !now.Before(g.HeldUntil) {
-				break // the lease ran out: take over
-			}
-			rec, err := c.get(key, now)
-			if err != nil {
-				return c.fallback(fl, held, err)
-			}
-			if rec != nil && rec.Fresh(now) {
-				c.fleetHits.Add(1)
-				return graft(rec, held), nil, true
-			}
+		if time.Now().After(deadline) {
+			return c.fallback(fl, held, errWaitedTooLong)
 		}
+		if c.abandon(fl) {
+			return nil, nil, false
+		}
+		time.Sleep(wait)
 	}
 }
 
@@ -135,11 +145,16 @@ func graft(rec, held *cache.Record) *cache.Record {
 // err; it reports false when fl is queued for a fetch slot (it fetches
 // without the fleet when it gets one), or ended.
 func (c *Cache[V]) fallback(fl *flight[V], held *cache.Record, err error) (*cache.Record, func(), bool) {
-	if !errors.Is(err, errWaitedTooLong) {
+	switch {
+	case errors.Is(err, errFleetDown):
+		c.log.Debug("robots: fleet skipped; fetching robots.txt locally", "authority", fl.key)
+	case errors.Is(err, errWaitedTooLong):
+		c.log.Warn("robots: no fleet publication came; fetching robots.txt locally", "authority", fl.key)
+	default:
 		c.fleetErrors.Add(1)
+		c.log.Warn("robots: fleet failed; fetching robots.txt locally", "authority", fl.key, "err", err)
 	}
 	c.fallbacks.Add(1)
-	c.log.Warn("robots: fleet failed; fetching robots.txt locally", "authority", fl.key, "err", err)
 	fl.local = true
 	if !c.trySlot(fl) && !c.parkLocked(fl) {
 		return nil, nil, false
@@ -149,30 +164,86 @@ func (c *Cache[V]) fallback(fl *flight[V], held *cache.Record, err error) (*cach
 	return rec, after, true
 }
 
-// share publishes rec under lease l, or releases l when the flight was
-// superseded: a fetch begun before Invalidate or Put becomes current nowhere.
-// A publication that fails releases the lease too, so that the others need
-// not wait for it to run out.
-func (c *Cache[V]) share(key string, l cache.Lease, rec *cache.Record, fl *flight[V]) {
+// share publishes rec, the record fl stored, under the lease fl holds,
+// once its callers have their answer; or releases the lease when fl was
+// superseded, so that a fetch begun before Invalidate or Observe becomes
+// current nowhere. A publication that fails releases the lease too, so that
+// the others need not wait for it to run out.
+func (c *Cache[V]) share(fl *flight[V], rec *cache.Record) {
+	l, lost := fl.lease.end()
 	c.mu.Lock()
 	superseded := fl.superseded
 	c.mu.Unlock()
-	if superseded {
+	switch {
+	case lost:
+		c.leaseLost.Add(1)
+		c.log.Info("robots: fetch lease lost before publishing; the fleet keeps its record", "authority", fl.key)
+		return
+	case superseded:
 		c.release(l)
 		return
 	}
-	err := c.fleetOp("publish", key, func(ctx context.Context) error {
+	err := c.fleetOp("publish", fl.key, func(ctx context.Context) error {
 		return c.cfg.Fleet.Publish(ctx, l, rec, c.cfg.Now())
 	})
 	switch {
 	case errors.Is(err, cache.ErrLeaseLost):
 		c.leaseLost.Add(1)
-		c.log.Info("robots: fetch lease lost before publishing; the fleet keeps its record", "authority", key)
+		c.log.Info("robots: fetch lease lost before publishing; the fleet keeps its record", "authority", fl.key)
 	case err != nil:
 		c.fleetErrors.Add(1)
-		c.log.Warn("robots: publishing to the fleet failed", "authority", key, "err", err)
+		c.log.Warn("robots: publishing to the fleet failed", "authority", fl.key, "err", err)
 		c.release(l)
 	}
+}
+
+// holding is a fleet lease a flight holds, renewed in the background every
+// third of a term until the flight publishes or releases it.
+type holding struct {
+	stop, done chan struct{}
+	lease      cache.Lease // the lease as last renewed; written by the renewer until done
+	lost       bool        // a renewal found it lost
+}
+
+// hold starts renewing l.
+func (c *Cache[V]) hold(l cache.Lease) *holding {
+	h := &holding{stop: make(chan struct{}), done: make(chan struct{}), lease: l}
+	go func() {
+		defer close(h.done)
+		tick := time.NewTicker(c.lease / 3)
+		defer tick.Stop()
+		for {
+			select {
+			case <-h.stop:
+				return
+			case <-tick.C:
+			}
+			var renewed cache.Lease
+			err := c.fleetOp("renew", l.Key, func(ctx context.Context) (err error) {
+				renewed, err = c.cfg.Fleet.Renew(ctx, h.lease, c.lease, c.cfg.Now())
+				return err
+			})
+			switch {
+			case errors.Is(err, cache.ErrLeaseLost):
+				h.lost = true
+				return
+			case err != nil:
+				c.fleetErrors.Add(1) // tried again at the next tick
+				c.log.Warn("robots: renewing a fleet lease failed", "authority", l.Key, "err", err)
+			default:
+				h.lease = renewed
+			}
+		}
+	}()
+	return h
+}
+
+// end stops the renewals and returns the lease as last renewed, and
+// whether a renewal found it lost.
+func (h *holding) end() (cache.Lease, bool) {
+	close(h.stop)
+	<-h.done
+	return h.lease, h.lost
 }
 
 // offer serves rec, the fleet's stale record, to the callers of fl while
@@ -201,7 +272,9 @@ func newer(a, b *cache.Record) *cache.Record {
 }
 
 // fleetOp runs one operation on the fleet, bounded by FleetTimeout, with a
-// panic contained as an error.
+// panic contained as an error, and tells the breaker how it went: a lost
+// lease is the protocol at work and a record that cannot be used is bad
+// data from a fleet that works; any other error is a failure of the fleet.
 func (c *Cache[V]) fleetOp(op, key string, fn func(ctx context.Context) error) (err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.FleetTimeout)
 	defer cancel()
@@ -211,6 +284,7 @@ func (c *Cache[V]) fleetOp(op, key string, fn func(ctx context.Context) error) (
 			c.log.Error("robots: fleet panicked", "op", op, "authority", key, "panic", p)
 			err = fmt.Errorf("fleet %s of %s panicked: %v", op, key, p)
 		}
+		c.breaker.record(err == nil || errors.Is(err, cache.ErrLeaseLost) || errors.Is(err, cache.ErrMalformedRecord), c.cfg.Now())
 	}()
 	return fn(ctx)
 }
@@ -245,6 +319,8 @@ func (c *Cache[V]) acquire(key string, now time.Time) (g cache.Grant, err error)
 	case !g.HeldUntil.IsZero():
 		if !now.Before(g.HeldUntil) {
 			err = fmt.Errorf("fleet says a lease of %q held until %v, which is past", key, g.HeldUntil)
+		} else if left := g.HeldUntil.Sub(now); left > MaxHeldLease {
+			err = fmt.Errorf("fleet says a lease of %q held for %v more, over the %v any holder takes", key, left, MaxHeldLease)
 		}
 	case g.Record == nil:
 		err = fmt.Errorf("fleet granted nothing for %q: no record, no lease, no holder", key)
@@ -255,17 +331,6 @@ func (c *Cache[V]) acquire(key string, now time.Time) (g cache.Grant, err error)
 		c.release(*g.Lease)
 	}
 	return g, err
-}
-
-func (c *Cache[V]) get(key string, now time.Time) (rec *cache.Record, err error) {
-	err = c.fleetOp("get", key, func(ctx context.Context) error {
-		rec, err = c.cfg.Fleet.Get(ctx, key)
-		return err
-	})
-	if err == nil && rec != nil {
-		err = c.admit(rec, key, now)
-	}
-	return rec, err
 }
 
 func (c *Cache[V]) release(l cache.Lease) {

@@ -1,0 +1,30 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/crawlkit/robots/cache"
+)
+
+// SignalFleet is a MemoryFleet that says when Acquire is called: a test
+// knows a flight asked, and how many times it asked again while another
+// held the lease. Exported for the package's external tests too.
+type SignalFleet struct {
+	*cache.MemoryFleet
+	Asked chan struct{}
+}
+
+// NewSignalFleet returns an empty SignalFleet.
+func NewSignalFleet() SignalFleet {
+	return SignalFleet{cache.NewMemoryFleet(), make(chan struct{}, 1<<10)}
+}
+
+func (f SignalFleet) Acquire(ctx context.Context, key string, now time.Time, ttl time.Duration) (cache.Grant, error) {
+	g, err := f.MemoryFleet.Acquire(ctx, key, now, ttl)
+	select {
+	case f.Asked <- struct{}{}:
+	default: // a test that counts that far has what it waits for
+	}
+	return g, err
+}
