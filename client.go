@@ -238,8 +238,8 @@ func (c *Client) Invalidate(rawURL string) error {
 }
 
 // Flush waits until the robots.txt records this Client fetched for a Fleet
-// have been published (or their publication failed, within its timeout),
-// or until ctx ends, and then returns ctx's error. Callers get their answer
+// before the call have been published (or their publication failed, within
+// its timeout), or until ctx ends, and then returns ctx's error. Callers get their answer
 // as soon as a record is stored locally; its publication follows in the
 // background. A process about to exit, or a test that reads the Fleet after
 // an answer, flushes first. Without a Fleet, Flush returns at once.

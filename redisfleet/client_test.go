@@ -61,10 +61,10 @@ func TestRoundTrips(t *testing.T) {
 	a, b := o.client(t, fleet), o.client(t, fleet)
 	decide(t, a, "warm.test") // the scripts are loaded once per server: EVALSHA fails, EVAL loads
 	warm, _ := fleet.Keys("http://warm.test")
-	n.waitFor(4, warm)
+	n.waitFor(t, 4, warm)
 	cold, _ := fleet.Keys("http://cold.test")
 	decide(t, a, "cold.test")
-	n.waitFor(2, cold)
+	n.waitFor(t, 2, cold)
 	assert.Equal(t, 2, n.of(cold), "a miss: the lease and the publication")
 	decide(t, b, "cold.test")
 	assert.Equal(t, 3, n.of(cold), "a fleet hit: one round trip")

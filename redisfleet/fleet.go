@@ -9,7 +9,7 @@
 // Each authority has two keys in one Cluster slot (one hash tag): its
 // record, a string holding the time its freshness ends and the record's
 // encoding compressed with zstd and a dictionary trained on real robots.txt
-// files (about 880 bytes of Redis memory per authority at the mix of the
+// files (about 940 bytes of Redis memory per authority at the mix of the
 // project's corpus), kept cache.Retention past its freshness; and its fetch
 // lease, a random token with a short time to live that its holder renews
 // while it fetches. Lua scripts make the protocol atomic: one returns the
@@ -28,8 +28,10 @@
 // record that does not decode or names another authority, is removed, so
 // that the next lease holder replaces it; a record this process cannot
 // trust (its clock disagrees with the writer's) or of a newer codec is left
-// alone. The key names carry the layout (v2): records of other versions of
-// this module are neither read nor removed.
+// alone. Redis's clock judges a publication: a record fetched, by it, more
+// than MaxSkew in the future is not published (ErrClockAhead), since every
+// other process would refuse it. The key names carry the layout (v2):
+// records of other versions of this module are neither read nor removed.
 //
 // go-redis logs every failed dial of its pool; while Redis is down the
 // breaker keeps those to one per interval, and redis.SetLogger silences
@@ -198,19 +200,25 @@ local n = redis.call('STRLEN', KEYS[1])
 if n > tonumber(ARGV[1]) then return {2, n} end
 return {1, redis.call('GET', KEYS[1])}
 `)
-	// publish: ARGV token, rec, keep (ms). Writes the record and ends the
-	// lease only while the token holds it, and returns 1; else 0, unless
-	// the very record is there already (a retry of a publication that was
-	// made).
+	// publish: ARGV token, rec, keep (ms), fetched (ms), the most a
+	// fetch may be ahead of Redis's clock (ms). Writes the record and ends
+	// the lease only while the token holds it, and returns 1; else 0,
+	// unless the very record is there already (a retry of a publication
+	// that was made). A record fetched, by Redis's clock, further in the
+	// future than allowed is not written: {-1, Redis's time in ms}; the
+	// publisher's clock is ahead, and every other process would refuse it.
 	publishScript = redis.NewScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+if tonumber(ARGV[4]) > now + tonumber(ARGV[5]) then return {-1, now} end
 if redis.call('GET', KEYS[2]) ~= ARGV[1] then
   if redis.call('TYPE', KEYS[1]).ok == 'string' and redis.call('STRLEN', KEYS[1]) == string.len(ARGV[2])
-    and redis.call('GET', KEYS[1]) == ARGV[2] then return 1 end
-  return 0
+    and redis.call('GET', KEYS[1]) == ARGV[2] then return {1} end
+  return {0}
 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 redis.call('DEL', KEYS[2])
-return 1
+return {1}
 `)
 	// renew: ARGV token, ttl (ms). Extends the lease KEYS[1] if the token
 	// holds it, and returns 1; else 0.
@@ -313,7 +321,14 @@ func (f *Fleet) Acquire(ctx context.Context, key string, now time.Time, ttl time
 		if err != nil {
 			return acquireReply{}, err
 		}
-		return parseAcquire(res)
+		r, err := parseAcquire(res)
+		if err == nil && r.kind == 2 && ctx.Err() != nil {
+			// The lease was taken, but too late for the caller, who gave up
+			// and fetches for itself: let it go, or the others would wait
+			// a term for a publication that never comes.
+			f.Release(context.WithoutCancel(ctx), cache.Lease{Key: key, Token: token})
+		}
+		return r, err
 	})
 	if err != nil {
 		return cache.Grant{}, f.fail("acquire", key, err)
@@ -378,17 +393,38 @@ func (f *Fleet) Publish(ctx context.Context, l cache.Lease, rec *cache.Record, n
 		return fmt.Errorf("redisfleet: publish %s: %w", l.Key, err)
 	}
 	keep := max(rec.Expires().Sub(now), time.Second)
-	n, err := do(ctx, f, func(ctx context.Context) (int64, error) {
-		return publishScript.Run(ctx, f.rdb, keys, l.Token, v, keep.Milliseconds()).Int64()
+	res, err := do(ctx, f, func(ctx context.Context) ([]any, error) {
+		return publishScript.Run(ctx, f.rdb, keys, l.Token, v, keep.Milliseconds(), rec.FetchedAt.UnixMilli(),
+			MaxSkew.Milliseconds()).Slice()
 	})
 	if err != nil {
 		return f.fail("publish", l.Key, err)
 	}
-	if n != 1 {
-		return fmt.Errorf("redisfleet: publish %s: %w", l.Key, cache.ErrLeaseLost)
+	switch n, _ := res[0].(int64); n {
+	case 1:
+		return nil
+	case -1:
+		var redisNow int64
+		if len(res) > 1 {
+			redisNow, _ = res[1].(int64)
+		}
+		return fmt.Errorf("redisfleet: publish %s: %w: %w: fetched %v ahead of Redis's clock, over %v; not published",
+			l.Key, cache.ErrMalformedRecord, ErrClockAhead, time.Duration(rec.FetchedAt.UnixMilli()-redisNow)*time.Millisecond, MaxSkew)
 	}
-	return nil
+	return fmt.Errorf("redisfleet: publish %s: %w", l.Key, cache.ErrLeaseLost)
 }
+
+// MaxSkew is how far ahead of Redis's clock a published record may have
+// been fetched: as far as cache.Record.Check lets other processes trust
+// one.
+const MaxSkew = 5 * time.Minute
+
+// ErrClockAhead is wrapped, beside cache.ErrMalformedRecord, by the error of
+// Publish for a record fetched, by Redis's clock, more than MaxSkew in the
+// future: the publishing process's clock is ahead, and every other process
+// would refuse the record as fetched in the future. It is not published;
+// the process keeps it, and the lease goes.
+var ErrClockAhead = errors.New("this process's clock is ahead of Redis's")
 
 // Renew extends l to now+ttl (at most MaxLease), only while l's token
 // still holds the lease.

@@ -48,18 +48,18 @@ func TestScriptsAreIdempotent(t *testing.T) {
 	v, err := f.codec.encode(fleettest.Sample("https://example.com", now))
 	require.NoError(t, err)
 	publish := func() int64 {
-		n, err := publishScript.Run(ctx, rdb, keys, "tok", v, 60_000).Int64()
+		res, err := publishScript.Run(ctx, rdb, keys, "tok", v, 60_000, now.UnixMilli(), MaxSkew.Milliseconds()).Slice()
 		require.NoError(t, err)
-		return n
+		return res[0].(int64)
 	}
 	assert.Equal(t, int64(1), publish())
 	assert.Equal(t, int64(1), publish(), "a retry of a publication that was made succeeds, writing nothing")
 	assert.Zero(t, renew(), "published: the lease is over")
 	other, err := f.codec.encode(fleettest.Sample("https://example.com", now.Add(time.Second)))
 	require.NoError(t, err)
-	n, err := publishScript.Run(ctx, rdb, keys, "tok", other, 60_000).Int64()
+	res, err := publishScript.Run(ctx, rdb, keys, "tok", other, 60_000, now.UnixMilli(), MaxSkew.Milliseconds()).Slice()
 	require.NoError(t, err)
-	assert.Zero(t, n, "but another record under a lease that ended is refused")
+	assert.Equal(t, []any{int64(0)}, res, "but another record under a lease that ended is refused")
 }
 
 // A value encodes and decodes to the very record; what is not a value of

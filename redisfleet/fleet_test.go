@@ -301,10 +301,16 @@ func (c *counter) of(key string) int {
 }
 
 // waitFor waits until n commands touching key are done: a Client
-// publishes after its callers have their answer.
-func (c *counter) waitFor(n int, key string) {
+// publishes after its callers have their answer. It fails t if they are not
+// done in 10 s: a guard against a hang, not a measure of time.
+func (c *counter) waitFor(t testing.TB, n int, key string) {
+	t.Helper()
 	for c.of(key) < n {
-		<-c.done
+		select {
+		case <-c.done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%d commands on %s done, not %d", c.of(key), key, n)
+		}
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/crawlkit/robots"
+	"github.com/crawlkit/robots/cache"
 	"github.com/crawlkit/robots/cache/fleettest"
 	"github.com/crawlkit/robots/redisfleet"
 	"github.com/crawlkit/robots/redisfleet/internal/redistest"
@@ -60,7 +61,7 @@ func TestReleaseWakesWaiters(t *testing.T) {
 			answer <- err
 		}()
 		recKey, _ := f.Keys(key)
-		n.waitFor(3, recKey) // the Client asked, found the lease held, and asked again
+		n.waitFor(t, 3, recKey) // the Client asked, found the lease held, and asked again
 		require.NoError(t, f.Release(context.Background(), *g.Lease))
 		require.NoError(t, <-answer, "woken a minute before the lease would have run out")
 		assert.Equal(t, 1, o.count("woken.test"))
@@ -115,6 +116,34 @@ func TestSkewedClockDeletesNothing(t *testing.T) {
 		assert.Equal(t, hosts, kept, "every fresh record stays for the processes that can use it")
 		assert.Equal(t, uint64(hosts), behind.Stats().FleetErrors, "each counted")
 		assert.Equal(t, uint64(hosts), behind.Stats().Fetches, "and fetched locally")
+	})
+}
+
+// A process whose clock is ten minutes ahead publishes nothing: every
+// other process would refuse its records as fetched in the future, so
+// Redis's clock judges them first, and the lease goes to one that can
+// publish.
+func TestClockAheadPublishesNothing(t *testing.T) {
+	topologies(t, func(t *testing.T, rdb redis.UniversalClient) {
+		f := redisfleet.New(rdb, redisfleet.Options{Prefix: prefix()})
+		o := newOrigin(t)
+		ahead := o.client(t, f, func(o *robots.Options) {
+			o.Now = func() time.Time { return time.Now().Add(10 * time.Minute) }
+		})
+		right, other := o.client(t, f), o.client(t, f)
+		decide(t, ahead, "ahead.test")
+		require.NoError(t, ahead.Flush(context.Background()))
+		st := ahead.Stats()
+		assert.Equal(t, uint64(1), st.FleetErrors, "its publication refused, counted")
+		assert.False(t, st.FleetDown, "a clock ahead is no failure of Redis")
+		recKey, leaseKey := f.Keys("http://ahead.test")
+		assert.Zero(t, rdb.Exists(context.Background(), recKey, leaseKey).Val(), "nothing published, the lease released")
+		decide(t, right, "ahead.test")
+		require.NoError(t, right.Flush(context.Background()))
+		decide(t, other, "ahead.test")
+		assert.Equal(t, uint64(1), other.Stats().FleetHits, "what a process with the right time published serves the others")
+		assert.Zero(t, right.Stats().FleetErrors+other.Stats().FleetErrors)
+		assert.Equal(t, 2, o.count("ahead.test"))
 	})
 }
 
@@ -253,4 +282,47 @@ type stderrLogger struct{}
 
 func (stderrLogger) Printf(_ context.Context, format string, v ...any) {
 	fmt.Fprintf(os.Stderr, "redis: "+format+"\n", v...)
+}
+
+// slowReply delays every reply: a Redis, or a network, slower than the
+// fleet's Timeout.
+type slowReply struct{ by time.Duration }
+
+func (s slowReply) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (s slowReply) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		time.Sleep(s.by) // the reply's delay on the way back, not a wait in the test
+		return err
+	}
+}
+func (s slowReply) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+// A lease taken by an Acquire whose reply came too late (the caller gave up
+// and fetches for itself) is let go when the reply comes, so that the
+// others do not wait a term for a publication that never comes.
+func TestLateLeaseReleased(t *testing.T) {
+	srv := redistest.Start(t)
+	p := prefix()
+	n := newCounter()
+	slow := srv.Client(t)
+	slow.AddHook(n)
+	slow.AddHook(slowReply{300 * time.Millisecond})
+	late := redisfleet.New(slow, redisfleet.Options{Prefix: p, Timeout: 100 * time.Millisecond})
+	other := redisfleet.New(srv.Client(t), redisfleet.Options{Prefix: p})
+	ctx := context.Background()
+	_, err := other.Acquire(ctx, "https://warm.example", time.Now(), time.Second) // scripts loaded
+	require.NoError(t, err)
+	require.NoError(t, other.Release(ctx, cache.Lease{Key: "https://warm.example", Token: "none"}))
+	require.NoError(t, slow.Ping(ctx).Err()) // a connection made, slowly: the next command is sent at once
+	const key = "https://late.example"
+	_, err = late.Acquire(ctx, key, time.Now(), 30*time.Second)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	_, leaseKey := late.Keys(key)
+	n.waitFor(t, 1, leaseKey) // the release that follows the acquire's late reply
+	g, err := other.Acquire(ctx, key, time.Now(), time.Minute)
+	require.NoError(t, err)
+	assert.NotNil(t, g.Lease, "let go: the lease is free, not held 30 s by a holder that never fetches")
 }

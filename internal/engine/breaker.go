@@ -17,7 +17,7 @@ const (
 
 // breaker is a circuit breaker in front of the fleet: after breakerAfter
 // failures in a row, the fleet is skipped for an interval that grows from
-// breakerMin to breakerMax while it keeps failing, with one probe allowed
+// breakerMin to breakerMax while its probes fail, with one probe allowed
 // per interval; one success closes it. While it is open, a flight fetches
 // for itself instead of waiting out the fleet's timeout: a fleet that is
 // down costs a timeout per interval, not one per new authority. Its zero
@@ -30,36 +30,44 @@ type breaker struct {
 	probing  bool
 }
 
-// allow reports whether the fleet may be asked at now: the breaker is
-// closed, or its interval is over and no other probe runs.
-func (b *breaker) allow(now time.Time) bool {
+// allow reports whether the fleet may be asked at now, and whether that
+// ask is the probe of an open breaker: it is closed, or its interval is
+// over and no other probe runs.
+func (b *breaker) allow(now time.Time) (allowed, probe bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.interval == 0 {
-		return true
+		return true, false
 	}
 	if b.probing || now.Before(b.until) {
-		return false
+		return false, false
 	}
 	b.probing = true
-	return true
+	return true, true
 }
 
-// record notes how an operation on the fleet went at now.
-func (b *breaker) record(ok bool, now time.Time) {
+// record notes how an operation on the fleet went at now: one that works
+// closes the breaker; a failure counts towards opening it, or, for the
+// probe of an open breaker, doubles its interval. Failures of operations
+// begun before it opened (a renewal, a publication) count for nothing
+// while it is open: only probes move it.
+func (b *breaker) record(ok, probe bool, now time.Time) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.probing = false
-	if ok {
+	if probe {
+		b.probing = false
+	}
+	switch {
+	case ok:
 		b.failures, b.interval = 0, 0
-		return
+	case b.interval == 0:
+		if b.failures++; b.failures >= breakerAfter {
+			b.interval, b.until = breakerMin, now.Add(breakerMin)
+		}
+	case probe:
+		b.interval = min(2*b.interval, breakerMax)
+		b.until = now.Add(b.interval)
 	}
-	b.failures++
-	if b.interval == 0 && b.failures < breakerAfter {
-		return
-	}
-	b.interval = min(max(2*b.interval, breakerMin), breakerMax)
-	b.until = now.Add(b.interval)
 }
 
 // open reports whether the breaker skips the fleet now.

@@ -167,9 +167,11 @@ type Cache[V Sizer] struct {
 	// Seed and Invalidate.
 	flights sync.Map // string -> *flight[V]
 	mu      sync.Mutex
-	queue   list.List      // of *flight[V], waiting for a fetch slot, oldest first; under mu
-	running int            // fetch slots taken; under mu
-	shares  sync.WaitGroup // flights holding a fleet lease, until they publish or release it
+	queue   list.List // of *flight[V], waiting for a fetch slot, oldest first; under mu
+	running int       // fetch slots taken; under mu
+	// sharing holds, for each flight holding a fleet lease, a channel
+	// closed once it has published or released it; under mu.
+	sharing map[*holding]struct{}
 
 	fleetHits, fleetErrors, fallbacks, leaseLost, panics atomic.Uint64
 }
@@ -405,13 +407,15 @@ func (c *Cache[V]) run(fl *flight[V]) {
 	close(fl.done)
 	// Off the callers' path: they have their answer.
 	if fl.lease != nil {
-		defer c.shares.Done()
-		if err != nil {
+		if err != nil || e.Record != rec {
+			// What was stored is not the fetch's record (deriving it
+			// failed): publish nothing.
 			l, _ := fl.lease.end()
 			c.release(l)
 		} else {
 			c.share(fl, rec)
 		}
+		c.shared(fl.lease)
 	}
 }
 
@@ -606,21 +610,24 @@ func (c *Cache[V]) Grow(key string, grow func() bool) bool {
 	return c.local.resize(key)
 }
 
-// Flush waits until the flights that hold a fleet lease have published
-// their records or released the lease (their callers were answered
-// before), or until ctx ends, and returns ctx's error then.
+// Flush waits until the flights that held a fleet lease when it was called
+// have published their records or released the lease (their callers were
+// answered before), or until ctx ends, and returns ctx's error then.
 func (c *Cache[V]) Flush(ctx context.Context) error {
-	done := make(chan struct{})
-	go func() {
-		c.shares.Wait() // each publication is bounded by FleetTimeout
-		close(done)
-	}()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+	c.mu.Lock()
+	pending := make([]chan struct{}, 0, len(c.sharing))
+	for h := range c.sharing {
+		pending = append(pending, h.shared)
 	}
+	c.mu.Unlock()
+	for _, ch := range pending {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
 }
 
 // Invalidate forgets key: its entry, its politeness state, and the result

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -957,4 +958,169 @@ func TestPublishAfterTheAnswer(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, rec)
 	assert.Contains(t, string(rec.Body), "/call-1")
+}
+
+// keyedFleet is a MemoryFleet whose Publish of each key waits until the
+// test lets it go.
+type keyedFleet struct {
+	*cache.MemoryFleet
+	publishing chan string
+	mu         sync.Mutex
+	gates      map[string]chan struct{}
+}
+
+func newKeyedFleet() *keyedFleet {
+	return &keyedFleet{MemoryFleet: cache.NewMemoryFleet(), publishing: make(chan string, 100), gates: map[string]chan struct{}{}}
+}
+
+func (f *keyedFleet) gate(key string) chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.gates[key] == nil {
+		f.gates[key] = make(chan struct{})
+	}
+	return f.gates[key]
+}
+
+func (f *keyedFleet) Publish(ctx context.Context, l cache.Lease, rec *cache.Record, now time.Time) error {
+	f.publishing <- l.Key
+	<-f.gate(l.Key)
+	return f.MemoryFleet.Publish(ctx, l, rec, now)
+}
+
+// Flush waits for the publications under way when it is called, not for
+// those that begin after: it returns under steady traffic, and calling it
+// over and over while flights publish is safe (a WaitGroup here panicked:
+// "reused before previous Wait has returned").
+func TestFlushWaitsForWhatWasUnderWay(t *testing.T) {
+	f := newKeyedFleet()
+	clk := &clock{t: now}
+	o := newOrigin(clk)
+	c := newCache(t, o, func(cfg *engine.Config[*val]) { cfg.Fleet = f })
+	lookup(t, c, keyA)
+	require.Equal(t, keyA, <-f.publishing)
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	assert.ErrorIs(t, c.Flush(canceled), context.Canceled, "a's publication is under way")
+	close(f.gate(keyA))
+	require.NoError(t, c.Flush(context.Background()))
+
+	// Under steady traffic, each Flush returns: it waits for what was under
+	// way when it was called.
+	go func() {
+		for range f.publishing {
+		}
+	}()
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 200 { // the origin's log of fetches holds 1,000
+				key := fmt.Sprintf("https://g%d-%d.example", g, i)
+				close(f.gate(key))
+				lookup(t, c, key)
+			}
+		}()
+	}
+	working := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(working)
+	}()
+	flushes := 0
+	for done := false; !done; flushes++ {
+		require.NoError(t, c.Flush(context.Background()))
+		select {
+		case <-working:
+			done = true
+		default:
+		}
+	}
+	require.NoError(t, c.Flush(context.Background()))
+	close(f.publishing)
+	t.Logf("%d flushes while 800 flights published", flushes)
+}
+
+// What a flight publishes is what it stored: when deriving the fetch's
+// record fails and a failed fetch's record is stored instead, nothing is
+// published, and the lease goes.
+func TestPublishesWhatItStored(t *testing.T) {
+	f := cache.NewMemoryFleet()
+	clk := &clock{t: now}
+	o := newOrigin(clk)
+	c := newCache(t, o, func(cfg *engine.Config[*val]) {
+		cfg.Fleet = f
+		cfg.Derive = func(rec *cache.Record, _ *engine.Entry[*val]) *val {
+			if strings.Contains(bodyOf(rec), "/call-1") {
+				panic("a bug deriving this file")
+			}
+			return &val{body: bodyOf(rec)}
+		}
+	})
+	e, _ := lookup(t, c, keyA)
+	assert.True(t, e.Record.Unreachable(), "stored as a failed fetch")
+	require.NoError(t, c.Flush(context.Background()))
+	rec, err := f.Get(context.Background(), keyA)
+	require.NoError(t, err)
+	assert.Nil(t, rec, "the file this process could not derive is not published")
+	g, err := f.Acquire(context.Background(), keyA, now, time.Minute)
+	require.NoError(t, err)
+	assert.NotNil(t, g.Lease, "released")
+}
+
+// hookedFleet is a MemoryFleet that runs before, when set, ahead of each
+// Acquire, with its count, and says when a lease is released.
+type hookedFleet struct {
+	*cache.MemoryFleet
+	calls    atomic.Int32
+	before   func(n int32)
+	released chan struct{}
+}
+
+func (f *hookedFleet) Acquire(ctx context.Context, key string, now time.Time, ttl time.Duration) (cache.Grant, error) {
+	if n := f.calls.Add(1); f.before != nil {
+		f.before(n)
+	}
+	return f.MemoryFleet.Acquire(ctx, key, now, ttl)
+}
+
+func (f *hookedFleet) Release(ctx context.Context, l cache.Lease) error {
+	err := f.MemoryFleet.Release(ctx, l)
+	f.released <- struct{}{}
+	return err
+}
+
+// A flight waiting for another process's fetch, whose callers have all
+// left, lets the lease go when the holder's comes free, instead of
+// fetching for no one.
+func TestLeftFlightTakesNoFetch(t *testing.T) {
+	f := &hookedFleet{MemoryFleet: cache.NewMemoryFleet(), released: make(chan struct{}, 1)}
+	clk := &clock{t: now}
+	o := newOrigin(clk)
+	c := newCache(t, o, func(cfg *engine.Config[*val]) { cfg.Fleet = f })
+	g, err := f.MemoryFleet.Acquire(context.Background(), keyA, now, 30*time.Second) // another process
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	left := make(chan error, 1)
+	f.before = func(n int32) {
+		if n == 3 { // the flight asks a third time: meanwhile its caller left, and the holder let go
+			cancel()
+			assert.ErrorIs(t, <-left, context.Canceled)
+			assert.NoError(t, f.MemoryFleet.Release(context.Background(), *g.Lease))
+		}
+	}
+	go func() {
+		_, _, _, err := c.Lookup(ctx, keyA)
+		left <- err
+	}()
+	select {
+	case <-f.released:
+	case key := <-o.started:
+		t.Fatalf("fetched %s for no one", key)
+	}
+	assert.Zero(t, o.fetches(keyA))
+	g2, err := f.MemoryFleet.Acquire(context.Background(), keyA, now, time.Minute)
+	require.NoError(t, err)
+	assert.NotNil(t, g2.Lease, "the lease it took was let go")
 }

@@ -14,7 +14,8 @@ import (
 // Bounds of the fleet protocol.
 const (
 	// DefaultLease is the term of a fleet lease a flight takes; it renews
-	// it every third of a term while it fetches and publishes, so that a
+	// it every third of a term until it publishes (which it does within
+	// FleetTimeout, less than the two thirds of a term left), so that a
 	// holder that dies holds the others back one term at most, whatever
 	// its fetch's timeout.
 	DefaultLease = 5 * time.Second
@@ -51,14 +52,21 @@ func (c *Cache[V]) viaFleet(fl *flight[V], held *cache.Record) (*cache.Record, f
 	offered := false
 	for wait := pollMin; ; wait = min(2*wait, pollMax) {
 		now := c.cfg.Now()
-		if !c.breaker.allow(now) {
+		allowed, probe := c.breaker.allow(now)
+		if !allowed {
 			return c.fallback(fl, held, errFleetDown)
 		}
-		g, err := c.acquire(key, now)
+		g, err := c.acquire(key, now, probe)
 		if err != nil {
 			return c.fallback(fl, held, err)
 		}
 		switch {
+		case g.Lease != nil && c.abandon(fl):
+			// Taken when the holder it waited for let the lease go, for a
+			// flight no one wants any more, or superseded: let it go too.
+			c.release(*g.Lease)
+			c.releaseSlot(fl) // held when it came back from the queue
+			return nil, nil, false
 		case g.Lease != nil && !c.trySlot(fl):
 			// Never hold the fleet's lease while queued for a slot: the
 			// others would wait for a fetch that has not begun. The wait
@@ -72,7 +80,6 @@ func (c *Cache[V]) viaFleet(fl *flight[V], held *cache.Record) (*cache.Record, f
 			wait = pollMin / 2
 			continue
 		case g.Lease != nil:
-			c.shares.Add(1) // done when run publishes or releases it
 			fl.lease = c.hold(*g.Lease)
 			rec, after := c.fetch(key, graft(newer(held, g.Record), held))
 			c.releaseSlot(fl)
@@ -201,13 +208,20 @@ func (c *Cache[V]) share(fl *flight[V], rec *cache.Record) {
 // third of a term until the flight publishes or releases it.
 type holding struct {
 	stop, done chan struct{}
-	lease      cache.Lease // the lease as last renewed; written by the renewer until done
-	lost       bool        // a renewal found it lost
+	shared     chan struct{} // closed once the flight published or released it
+	lease      cache.Lease   // the lease as last renewed; written by the renewer until done
+	lost       bool          // a renewal found it lost
 }
 
-// hold starts renewing l.
+// hold starts renewing l, and counts it among the leases Flush waits for.
 func (c *Cache[V]) hold(l cache.Lease) *holding {
-	h := &holding{stop: make(chan struct{}), done: make(chan struct{}), lease: l}
+	h := &holding{stop: make(chan struct{}), done: make(chan struct{}), shared: make(chan struct{}), lease: l}
+	c.mu.Lock()
+	if c.sharing == nil {
+		c.sharing = map[*holding]struct{}{}
+	}
+	c.sharing[h] = struct{}{}
+	c.mu.Unlock()
 	go func() {
 		defer close(h.done)
 		tick := time.NewTicker(c.lease / 3)
@@ -236,6 +250,15 @@ func (c *Cache[V]) hold(l cache.Lease) *holding {
 		}
 	}()
 	return h
+}
+
+// shared notes that h was published or released: Flush need not wait for
+// it.
+func (c *Cache[V]) shared(h *holding) {
+	c.mu.Lock()
+	delete(c.sharing, h)
+	c.mu.Unlock()
+	close(h.shared)
 }
 
 // end stops the renewals and returns the lease as last renewed, and
@@ -275,7 +298,12 @@ func newer(a, b *cache.Record) *cache.Record {
 // panic contained as an error, and tells the breaker how it went: a lost
 // lease is the protocol at work and a record that cannot be used is bad
 // data from a fleet that works; any other error is a failure of the fleet.
-func (c *Cache[V]) fleetOp(op, key string, fn func(ctx context.Context) error) (err error) {
+func (c *Cache[V]) fleetOp(op, key string, fn func(ctx context.Context) error) error {
+	return c.fleetProbe(op, key, false, fn)
+}
+
+// fleetProbe is fleetOp, for the breaker's probe when probe is set.
+func (c *Cache[V]) fleetProbe(op, key string, probe bool, fn func(ctx context.Context) error) (err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.FleetTimeout)
 	defer cancel()
 	defer func() {
@@ -284,18 +312,19 @@ func (c *Cache[V]) fleetOp(op, key string, fn func(ctx context.Context) error) (
 			c.log.Error("robots: fleet panicked", "op", op, "authority", key, "panic", p)
 			err = fmt.Errorf("fleet %s of %s panicked: %v", op, key, p)
 		}
-		c.breaker.record(err == nil || errors.Is(err, cache.ErrLeaseLost) || errors.Is(err, cache.ErrMalformedRecord), c.cfg.Now())
+		c.breaker.record(err == nil || errors.Is(err, cache.ErrLeaseLost) || errors.Is(err, cache.ErrMalformedRecord), probe, c.cfg.Now())
 	}()
 	return fn(ctx)
 }
 
-// acquire runs cache.Fleet.Acquire and holds its grant to the contract: a record
+// acquire runs cache.Fleet.Acquire (the breaker's probe, when probe is set)
+// and holds its grant to the contract: a record
 // that is trustworthy, fresh when granted as fresh, a holder whose lease
 // has not run out. A bad stale record that comes with the lease is dropped
 // (and the fetch that follows repairs the fleet); any other departure is an
 // error, after which the lease, if any, is released.
-func (c *Cache[V]) acquire(key string, now time.Time) (g cache.Grant, err error) {
-	err = c.fleetOp("acquire", key, func(ctx context.Context) error {
+func (c *Cache[V]) acquire(key string, now time.Time, probe bool) (g cache.Grant, err error) {
+	err = c.fleetProbe("acquire", key, probe, func(ctx context.Context) error {
 		g, err = c.cfg.Fleet.Acquire(ctx, key, now, c.lease)
 		return err
 	})
