@@ -13,13 +13,13 @@ import (
 )
 
 // As returns a Client that answers every question for the crawler known by
-// the product tokens agents instead of c's: the groups naming any of them
+// the names agents instead of c's: the groups naming any of them
 // apply, merged, and with none of them named the "*" groups, as for
 // Options.Agents (RFC 9309 §2.2.1). Everything else it shares with c: the
 // cache and its byte budget, the robots.txt fetches (one per authority
 // serves every Client of one New), their backoff, the Fleet, the Stats and
 // the Options. A crawler that fetches for several purposes, say search and
-// AI training under two product tokens, makes a Client per purpose once
+// AI training under two names, makes a Client per purpose once
 // and asks each question of the one for its purpose.
 //
 // The rules for agents are compiled from a cached robots.txt the first time
@@ -34,10 +34,11 @@ import (
 // quarter is compiled for every answer. Stats.AgentCompiles counts the
 // compilations.
 //
-// agents must be product tokens, as in Options.Agents: letters, '_' and '-'
-// only. None, or one that is not a token, gives an *Error wrapping
-// ErrInvalidAgent. The set of c's Options gives a Client that answers from
-// the rules compiled with each file, as c does.
+// agents are crawler names, as in Options.Agents: HTTP tokens, such as
+// ExampleBot or MJ12bot, at most MaxAgents. None, too many, or one that is
+// not a name gives an *Error wrapping ErrInvalidAgent. The set of c's
+// Options gives a Client that answers from the rules compiled with each
+// file, as c does.
 func (c *Client) As(agents ...string) (*Client, error) {
 	if !c.made() {
 		return nil, &Error{Op: "as", Err: errNotNew}
@@ -52,20 +53,31 @@ func (c *Client) As(agents ...string) (*Client, error) {
 	return v, nil
 }
 
+// MaxAgents is the most names a Client answers for (Options.Agents, As):
+// compiling a file costs in proportion to the names times its user-agent
+// lines, and a crawler has a name or a few (its own, its family's).
+const MaxAgents = 16
+
 // validAgents reports why agents cannot name a crawler, if they cannot.
 func validAgents(agents []string) error {
 	if len(agents) == 0 {
 		return fmt.Errorf("%w: none given", ErrInvalidAgent)
 	}
+	if len(agents) > MaxAgents {
+		return fmt.Errorf("%w: %d names, over %d", ErrInvalidAgent, len(agents), MaxAgents)
+	}
 	for _, a := range agents {
-		if !parser.IsValidToken(a) {
-			return fmt.Errorf("%w: %q is not a product token (letters, '_' and '-' only; RFC 9309 §2.2.1)", ErrInvalidAgent, a)
+		switch {
+		case strings.Contains(a, "*"):
+			return fmt.Errorf("%w: %q: '*' names no crawler (a crawler that no group names obeys the \"*\" groups)", ErrInvalidAgent, a)
+		case !parser.IsValidName(a):
+			return fmt.Errorf("%w: %q is not a name (an HTTP token: letters, digits and !#$%%&'+-.^_`|~)", ErrInvalidAgent, a)
 		}
 	}
 	return nil
 }
 
-// agentSet is a set of product tokens in a canonical form: lower case,
+// agentSet is a set of crawler names in a canonical form: lower case,
 // sorted, each once, joined by commas. Two sets select the same groups
 // exactly when their forms are equal, since tokens are compared ignoring
 // case (RFC 9309 §2.2.1) and the groups of all of them merge.

@@ -245,10 +245,15 @@ func TestAsDefaultSet(t *testing.T) {
 	assert.Equal(t, uint64(1), rc.Stats().AgentCompiles)
 }
 
-// A product token is letters, '_' and '-' (RFC 9309 §2.2.1): As refuses
-// anything else, as New does, with ErrInvalidAgent.
+// A crawler's name is an HTTP token (RFC 9110 §5.6.2), but for '*': As
+// refuses anything else, and more than MaxAgents, as New does, with
+// ErrInvalidAgent.
 func TestAsInvalidAgents(t *testing.T) {
 	rc := newClient(t, nil, robots.Options{})
+	tooMany := make([]string, robots.MaxAgents+1)
+	for i := range tooMany {
+		tooMany[i] = fmt.Sprintf("Bot%d", i)
+	}
 	for _, agents := range [][]string{
 		nil,
 		{},
@@ -256,10 +261,10 @@ func TestAsInvalidAgents(t *testing.T) {
 		{"Search Bot"},
 		{"SearchBot/1.0"},
 		{"SearchBot", "*"},
-		{"Bot42"},
 		{"Bot\n"},
 		{"B\u00f6t"},
 		{"SearchBot", ""},
+		tooMany,
 	} {
 		v, err := rc.As(agents...)
 		assert.Nil(t, v, "%q", agents)
@@ -269,14 +274,20 @@ func TestAsInvalidAgents(t *testing.T) {
 			assert.Equal(t, "as", re.Op)
 		}
 		for _, a := range agents {
-			if !parser.IsValidToken(a) {
-				assert.Contains(t, err.Error(), "not a product token", "%q names the token", agents)
+			if !parser.IsValidName(a) {
+				assert.Contains(t, err.Error(), "not a name", "%q names the culprit", agents)
 			}
 		}
 	}
+	for _, name := range []string{"Bot42", "MJ12bot", "360Spider", "Mail.RU_Bot"} {
+		v, err := rc.As(name)
+		require.NoError(t, err, "%q is a crawler's name", name)
+		assert.Equal(t, []string{name}, v.Agents())
+	}
 	for _, o := range []robots.Options{
 		{UserAgent: "x", Agents: []string{"Search Bot"}},
-		{UserAgent: "42bot"},
+		{UserAgent: "x", Agents: tooMany},
+		{UserAgent: "/1.0 (no name)"},
 		{UserAgent: "Mozilla/5.0 (compatible)"},
 	} {
 		_, err := robots.New(o)

@@ -27,14 +27,14 @@ import (
 // needs no Close: the only goroutines it starts are fetches, which end by
 // themselves.
 //
-// A Client answers for the product tokens of its Options; As returns
+// A Client answers for the crawler names of its Options; As returns
 // Clients that answer for others from the same fetches and cache.
 //
 // A Client must be made by New or As: the methods of a zero Client, or of a
 // nil one, return an error saying so (Stats and Agents return nothing).
 type Client struct {
 	*core           // what every Client of one New shares
-	agents []string // the product tokens this Client answers for, as given
+	agents []string // the crawler names this Client answers for, as given
 	set    agentSet // their canonical form; empty for core.ownAgents
 }
 
@@ -42,7 +42,7 @@ type Client struct {
 // fetches, their politeness, the fleet, the counts and the options.
 type core struct {
 	keys      authority.Memo // keys of authorities not written canonically
-	ownAgents []string       // Options' product tokens, which the cache's values are compiled for
+	ownAgents []string       // Options' crawler names, which the cache's values are compiled for
 	ownSet    agentSet       // their canonical form
 	viewBytes int64          // what the rules of other agent sets may take per record (see As)
 	fetcher   *fetch.Fetcher
@@ -59,7 +59,7 @@ type core struct {
 type entry = engine.Entry[*compiled]
 
 // New returns a Client configured by o. It fails only on a configuration that
-// cannot work: no UserAgent, an invalid product token, or a fetch setting
+// cannot work: no UserAgent, an invalid crawler name, or a fetch setting
 // the HTTPClient cannot honour.
 func New(o Options) (*Client, error) {
 	if err := validUserAgent(o.UserAgent); err != nil {
@@ -116,7 +116,7 @@ func New(o Options) (*Client, error) {
 	return &Client{core: c, agents: agents}, nil
 }
 
-// Agents returns the product tokens the Client obeys robots.txt groups for:
+// Agents returns the names the Client obeys robots.txt groups for:
 // those of its Options, or those given to As.
 func (c *Client) Agents() []string {
 	if c == nil {

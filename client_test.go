@@ -44,15 +44,17 @@ func TestNew(t *testing.T) {
 		agents  []string
 		wantErr string
 	}{
-		{"token from the user agent", robots.Options{UserAgent: "ExampleBot/1.0 (+https://example.com/bot)"}, []string{"ExampleBot"}, ""},
+		{"name from the user agent", robots.Options{UserAgent: "ExampleBot/1.0 (+https://example.com/bot)"}, []string{"ExampleBot"}, ""},
+		{"a name with digits", robots.Options{UserAgent: "MJ12bot/v1.4.8 (+http://mj12bot.com/)"}, []string{"MJ12bot"}, ""},
+		{"a name with a dot", robots.Options{UserAgent: "Mail.RU_Bot/2.0"}, []string{"Mail.RU_Bot"}, ""},
 		{"explicit tokens", robots.Options{UserAgent: "Mozilla/5.0 (compatible; ExampleBot/0.1)", Agents: []string{"ExampleBot", "Example-Family"}}, []string{"ExampleBot", "Example-Family"}, ""},
 		{"no user agent", robots.Options{}, nil, "UserAgent is required"},
 		{"blank user agent", robots.Options{UserAgent: "  "}, nil, "UserAgent is required"},
 		{"control character", robots.Options{UserAgent: "Bot\r\nX-Evil: 1"}, nil, "control character"},
 		{"Mozilla", robots.Options{UserAgent: "Mozilla/5.0 (compatible; ExampleBot/0.1)"}, nil, "starts with Mozilla"},
-		{"no leading token", robots.Options{UserAgent: "42bot"}, nil, "does not start with a product token"},
-		{"invalid token", robots.Options{UserAgent: "x", Agents: []string{"Example Bot"}}, nil, "not a product token"},
-		{"token with version", robots.Options{UserAgent: "x", Agents: []string{"ExampleBot/1.0"}}, nil, "not a product token"},
+		{"no leading name", robots.Options{UserAgent: "(compatible) ExampleBot"}, nil, "does not start with the crawler's name"},
+		{"invalid name", robots.Options{UserAgent: "x", Agents: []string{"Example Bot"}}, nil, "not a name"},
+		{"name with version", robots.Options{UserAgent: "x", Agents: []string{"ExampleBot/1.0"}}, nil, "not a name"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

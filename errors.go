@@ -18,10 +18,10 @@ var (
 	// ErrDisallowed: robots.txt does not allow the crawler to fetch the
 	// URL. Package client's RoundTripper returns it for a refused request.
 	ErrDisallowed = errors.New("disallowed by robots.txt")
-	// ErrInvalidAgent: a product token that names no crawler: empty, or
-	// holding a character other than letters, '_' and '-' (RFC 9309
-	// §2.2.1); or none at all. New and As return it.
-	ErrInvalidAgent = errors.New("invalid product token")
+	// ErrInvalidAgent: a name that names no crawler: empty, or not an HTTP
+	// token (letters, digits and !#$%&'*+-.^_`|~); or none at all, or more
+	// than MaxAgents. New and As return it.
+	ErrInvalidAgent = errors.New("invalid crawler name")
 )
 
 // Error describes a failed operation of a Client: which one, on what URL,

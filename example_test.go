@@ -96,7 +96,7 @@ func Example_parserAndMatcher() {
 // leniently.
 func Example_warnings() {
 	r := parser.Parse([]byte("User-agent: *\nCrawl-delay: 2.5\nDisalow /private\nSitemap: https://example.com/sitemap.xml\nNoindex: /x\n"))
-	fmt.Println("crawl-delay:", r.Groups[0].CrawlDelay)
+	fmt.Println("crawl-delay:", r.Groups[0].Agents[0].CrawlDelay)
 	fmt.Println("sitemaps:", r.Sitemaps)
 	fmt.Println("rules:", r.Groups[0].Rules)
 	for _, w := range r.Warnings {

@@ -58,13 +58,16 @@ type Options struct {
 	// ("ExampleBot/1.0 (+https://example.com/bot)").
 	UserAgent string
 
-	// Agents are the product tokens the crawler obeys robots.txt groups for
-	// (RFC 9309 §2.2.1): letters, '_' and '-' only, compared ignoring case;
-	// groups naming any of them merge. Empty means the leading token of
-	// UserAgent ("ExampleBot" for "ExampleBot/1.0 (…)"). An invalid token,
-	// or a UserAgent with no usable leading token (one starting with
-	// "Mozilla/"), is a configuration error, wrapping ErrInvalidAgent.
-	// Client.As answers for other tokens from the same cache.
+	// Agents are the names the crawler obeys robots.txt groups for, each an
+	// HTTP token (letters, digits and !#$%&'*+-.^_`|~: ExampleBot, MJ12bot,
+	// Mail.RU_Bot), compared ignoring case; groups naming any of them merge
+	// (RFC 9309 §2.2.1; parser.Agent.Names says how a line names a crawler).
+	// Empty means the leading name of UserAgent, up to '/' ("MJ12bot" for
+	// "MJ12bot/v1.4.8 (+http://mj12bot.com/)"). At most MaxAgents. A name
+	// that is not an HTTP token, or a UserAgent with no usable leading name
+	// (one starting with "Mozilla/"), is a configuration error, wrapping
+	// ErrInvalidAgent. Client.As answers for other names from the same
+	// cache.
 	Agents []string
 
 	// HTTPClient supplies the transport for robots.txt requests; nil means
@@ -178,7 +181,7 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// agentsOf returns the product tokens o configures, or why there are none.
+// agentsOf returns the crawler names o configures, or why there are none.
 func (o *Options) agentsOf() ([]string, error) {
 	if len(o.Agents) > 0 {
 		if err := validAgents(o.Agents); err != nil {
@@ -186,20 +189,14 @@ func (o *Options) agentsOf() ([]string, error) {
 		}
 		return append([]string(nil), o.Agents...), nil
 	}
-	tok := o.UserAgent
-	for i := 0; i < len(tok); i++ {
-		if !parser.IsTokenChar(tok[i]) {
-			tok = tok[:i]
-			break
-		}
-	}
+	name := parser.NameOf(o.UserAgent)
 	switch {
-	case tok == "":
-		return nil, fmt.Errorf("%w: Options.UserAgent %q does not start with a product token; set Options.Agents", ErrInvalidAgent, o.UserAgent)
-	case strings.EqualFold(tok, "Mozilla"):
-		return nil, fmt.Errorf("%w: Options.UserAgent %q starts with Mozilla, not the crawler's product token; set Options.Agents", ErrInvalidAgent, o.UserAgent)
+	case name == "":
+		return nil, fmt.Errorf("%w: Options.UserAgent %q does not start with the crawler's name; set Options.Agents", ErrInvalidAgent, o.UserAgent)
+	case strings.EqualFold(name, "Mozilla"):
+		return nil, fmt.Errorf("%w: Options.UserAgent %q starts with Mozilla, not the crawler's name; set Options.Agents", ErrInvalidAgent, o.UserAgent)
 	}
-	return []string{tok}, nil
+	return []string{name}, nil
 }
 
 func (o *Options) fetchConfig() fetch.Config {

@@ -17,7 +17,7 @@
 // the crawler fetched itself; Export and Import save and restore what is
 // cached; Options.Fleet shares it with other processes (package cache's
 // MemoryFleet in one process, module redisfleet on Redis). As makes a
-// Client for other product tokens that shares all of it: one fetch answers
+// Client for other crawler names that shares all of it: one fetch answers
 // a crawler's every purpose.
 //
 // Package client wraps an http.Client so that every request obeys
@@ -38,20 +38,21 @@ import (
 )
 
 // AllowedBy reports whether the robots.txt file body allows the crawler
-// whose product token is agent to fetch rawURL.
+// named agent to fetch rawURL.
 //
 // rawURL may be absolute ("https://example.com/a?b") or a bare path ("/a?b");
 // only its path and query count, and an empty rawURL means "/". Raw non-ASCII
 // octets are percent-encoded before matching (RFC 9309 §2.2.2).
 //
-// agent is a product token ("NewcomerBot"). A full User-Agent product given
-// instead ("NewcomerBot/1.0 (+https://…)") counts as its token, as
-// Options.UserAgent does. Any other string that is not a valid product token
-// (letters, '_' and '-'), such as "Foo Bar", "AB42bot" or a browser's
-// "Mozilla/5.0 (…)", matches no specific group, so the "*" groups apply: so
-// does Google's reference matcher, and its test suite requires it ("Foo Bar"
-// must not obey the group of "User-agent: Foo"). Taking the leading token of
-// such strings, as Options.UserAgent does, would break those vectors.
+// agent is the crawler's name ("NewcomerBot", "MJ12bot"), read as
+// Options.Agents reads one; a full User-Agent product given instead
+// ("MJ12bot/v1.4.8 (+http://mj12bot.com/)") counts as its name, as
+// Options.UserAgent does. A string that is not a name (an HTTP token), such
+// as "Foo Bar" or a browser's "Mozilla/5.0 (…)", matches no specific group,
+// so the "*" groups apply: so does Google's reference matcher, and its test
+// suite requires it ("Foo Bar" must not obey the group of "User-agent:
+// Foo"). A name with digits or dots obeys the groups that name it in full
+// (see parser.Agent.Names), where Google's reference matcher applies none.
 //
 // AllowedBy parses body on every call; to ask many questions of one file,
 // use parser.Parse and matcher.Compile once.

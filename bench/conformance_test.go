@@ -14,9 +14,9 @@ import (
 )
 
 // TestConformanceComparison runs the published conformance vectors through
-// all three libraries, reports how many each gets right (expected: rfc_want
-// when present, else want; see ../../shared/conformance/README.md), and
-// requires ours to get every one.
+// all three libraries, reports how many each gets right (expected:
+// design_want, else rfc_want, else want; see
+// ../../shared/conformance/README.md), and requires ours to get every one.
 func TestConformanceComparison(t *testing.T) {
 	cases := sharedtest.Cases(t)
 	libs := []struct {

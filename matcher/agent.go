@@ -7,25 +7,24 @@ import (
 	"github.com/crawlkit/robots/parser"
 )
 
-// productTokens returns agents with each full User-Agent product, a product
-// token followed by '/' and a version ("NewcomerBot/1.0 (+https://…)"),
-// replaced by its token ("NewcomerBot"), as robots.Options takes the token
-// of its UserAgent. Any other string is kept as given, so one that is not a
-// product token ("Foo Bar", "AB42bot", "") matches no user-agent line, as in
-// Google's reference matcher: its test suite pins that "Foo Bar" does not
-// obey Foo's group (GoogleOnly_AcceptUserAgentUpToFirstSpace) and "AB42bot"
-// not AB's (spec-test stress 369883). "Mozilla/5.0 (…)", a browser's
-// User-Agent, is kept too: its first product does not name a crawler.
+// names returns agents with each full User-Agent product, a crawler's name
+// followed by '/' and a version ("MJ12bot/v1.4.8 (+http://mj12bot.com/)"),
+// replaced by its name ("MJ12bot"), as robots.Options takes the name of its
+// UserAgent (parser.NameOf). Any other string is kept as given, so one that
+// is not a name ("Foo Bar", "") matches no user-agent line, as in Google's
+// reference matcher: its test suite pins that "Foo Bar" does not obey Foo's
+// group (GoogleOnly_AcceptUserAgentUpToFirstSpace). "Mozilla/5.0 (…)", a
+// browser's User-Agent, is kept too: its first product names no crawler.
 //
 // agents is not modified: a caller's slice passed with ... stays theirs.
-func productTokens(agents []string) []string {
+func names(agents []string) []string {
 	var out []string // a copy, made at the first change
 	for i, a := range agents {
-		if t := productToken(a); t != a {
+		if n := nameOf(a); n != a {
 			if out == nil {
 				out = slices.Clone(agents)
 			}
-			out[i] = t
+			out[i] = n
 		}
 	}
 	if out == nil {
@@ -34,15 +33,12 @@ func productTokens(agents []string) []string {
 	return out
 }
 
-// productToken returns the product token of a when a is a full User-Agent
-// product, and a otherwise; see productTokens.
-func productToken(a string) string {
-	i := 0
-	for i < len(a) && parser.IsTokenChar(a[i]) {
-		i++
-	}
-	if i == 0 || i == len(a) || a[i] != '/' || strings.EqualFold(a[:i], "Mozilla") {
+// nameOf returns the crawler's name of a when a is a full User-Agent
+// product, and a otherwise; see names.
+func nameOf(a string) string {
+	n := parser.NameOf(a)
+	if n == "" || n == a || a[len(n)] != '/' || strings.EqualFold(n, "Mozilla") {
 		return a
 	}
-	return a[:i]
+	return n
 }

@@ -3,6 +3,7 @@ package matcher
 import (
 	"encoding/binary"
 	"strings"
+	"time"
 	"unsafe"
 
 	"github.com/crawlkit/robots/internal/urlpath"
@@ -149,11 +150,12 @@ func matchSegments(path string, pos int, anchored bool, text string, segs []span
 // With no matching group the "*" groups apply. A nil r allows everything.
 // The Matcher keeps no reference to r.
 func Compile(r *parser.Robots, agents ...string) *Matcher {
-	agents = productTokens(agents)
+	agents = names(agents)
 	m := &Matcher{}
 	var groups []*parser.Group
+	var valid []string
 	if r != nil {
-		groups = selectGroups(r, agents)
+		groups, valid = selectGroups(r, agents)
 	}
 	m.groups = len(groups)
 	// Every array is sized before it is filled, so that each is allocated
@@ -167,7 +169,7 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 		for _, a := range g.Agents {
 			agentText += len(a.Value)
 		}
-		m.crawlDelay = max(m.crawlDelay, g.CrawlDelay)
+		m.crawlDelay = max(m.crawlDelay, crawlDelay(g, valid))
 		for _, rl := range g.Rules {
 			sz.add(rl.Pattern, rl.Allow)
 		}
@@ -323,11 +325,11 @@ func compileAgents(groups []*parser.Group, n, size int) ([]agentLine, string) {
 }
 
 // selectGroups returns the groups that name one of the agents, or, when none
-// does, the global ("*") groups.
-func selectGroups(r *parser.Robots, agents []string) []*parser.Group {
+// does, the global ("*") groups; and the agents that are names (parser.IsValidName).
+func selectGroups(r *parser.Robots, agents []string) ([]*parser.Group, []string) {
 	valid := make([]string, 0, len(agents))
 	for _, a := range agents {
-		if parser.IsValidToken(a) {
+		if parser.IsValidName(a) {
 			valid = append(valid, a)
 		}
 	}
@@ -347,7 +349,7 @@ func selectGroups(r *parser.Robots, agents []string) []*parser.Group {
 		want, n = global, nglobal
 	}
 	if n == 0 {
-		return nil
+		return nil, valid
 	}
 	groups := make([]*parser.Group, 0, n)
 	for i := range r.Groups {
@@ -355,7 +357,7 @@ func selectGroups(r *parser.Robots, agents []string) []*parser.Group {
 			groups = append(groups, g)
 		}
 	}
-	return groups
+	return groups, valid
 }
 
 // How a group applies to a crawler.
@@ -365,8 +367,7 @@ const (
 	named         // one of its lines names the crawler
 )
 
-// groupFor returns how g applies to a crawler with the valid product
-// tokens.
+// groupFor returns how g applies to a crawler with the valid names.
 func groupFor(g *parser.Group, valid []string) int {
 	all := false
 	for _, a := range g.Agents {
@@ -374,9 +375,8 @@ func groupFor(g *parser.Group, valid []string) int {
 			all = true
 			continue
 		}
-		tok := a.Token()
 		for _, v := range valid {
-			if strings.EqualFold(tok, v) {
+			if a.Names(v) {
 				return named
 			}
 		}
@@ -385,6 +385,25 @@ func groupFor(g *parser.Group, valid []string) int {
 		return global
 	}
 	return other
+}
+
+// crawlDelay returns the largest Crawl-delay of g's user-agent lines that
+// apply to a crawler with the valid names: those that name it, or, in a
+// global group, the "*" lines (a Crawl-delay binds to the lines directly
+// above it: see parser.Agent).
+func crawlDelay(g *parser.Group, valid []string) time.Duration {
+	var d time.Duration
+	kind := groupFor(g, valid)
+	for _, a := range g.Agents {
+		applies := kind == global && a.IsGlobal()
+		for _, v := range valid {
+			applies = applies || kind == named && a.Names(v)
+		}
+		if applies {
+			d = max(d, a.CrawlDelay)
+		}
+	}
+	return d
 }
 
 // kind of a compiled pattern.

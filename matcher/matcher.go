@@ -109,9 +109,11 @@ type Result struct {
 }
 
 // Allowed reports whether the crawler may fetch path, a URL path with an
-// optional "?query" as sent on the wire ("/a/b?c=d"). A fragment is ignored;
-// an empty path is "/". Raw non-ASCII octets and percent-escapes are
-// normalized as patterns are, so "/ツ" and "/%E3%83%84" are the same path.
+// optional "?query" as sent on the wire ("/a/b?c=d"). A full URL
+// ("https://example.com/a/b?c=d") counts as its path and query, as
+// robots.AllowedBy reads one. A fragment is ignored; an empty path is "/".
+// Raw non-ASCII octets and percent-escapes are normalized as patterns are,
+// so "/ツ" and "/%E3%83%84" are the same path.
 func (m *Matcher) Allowed(path string) bool {
 	win, _ := m.decide(path)
 	return win < 0 || m.rules[win].allow()
@@ -131,6 +133,7 @@ func (m *Matcher) Match(path string) Result {
 // decide returns the index in m.rules of the rule that decides path, or -1
 // and the reason no rule does.
 func (m *Matcher) decide(path string) (int32, Reason) {
+	path = pathOf(path)
 	if !urlpath.IsCanonicalPath(path) {
 		// Canonicalize into a buffer on the stack: the string made from it
 		// does not outlive this call.
@@ -150,6 +153,16 @@ func (m *Matcher) decide(path string) (int32, Reason) {
 	return -1, NoRuleMatched
 }
 
+// pathOf returns the path and query of s, a path as sent on the wire
+// ("/a?b", "//a" too) or a full URL ("https://example.com/a?b"), read as
+// robots.AllowedBy reads a URL: a path is what starts with '/'.
+func pathOf(s string) string {
+	if len(s) > 0 && s[0] == '/' {
+		return s
+	}
+	return urlpath.FromURL(s)
+}
+
 // prefixRank is the rank of the plain-prefix pattern of rule id, whose
 // pattern is in text.
 func (m *Matcher) prefixRank(text string, id int32) rank32 { return m.rules[id].rank(text) }
@@ -159,14 +172,14 @@ func (m *Matcher) prefixRank(text string, id int32) rank32 { return m.rules[id].
 // crawler's rules and without building the trie. For more than a few
 // questions about one file, Compile once and ask the Matcher.
 func MatchOnce(r *parser.Robots, path string, agents ...string) Result {
-	agents = productTokens(agents)
-	path = urlpath.Path(path)
+	agents = names(agents)
+	path = urlpath.Path(pathOf(path))
 	if path == "/robots.txt" {
 		return Result{Allowed: true, Reason: RobotsTxt}
 	}
 	var groups []*parser.Group
 	if r != nil {
-		groups = selectGroups(r, agents)
+		groups, _ = selectGroups(r, agents)
 	}
 	if len(groups) == 0 {
 		return Result{Allowed: true, Reason: NoGroup}

@@ -170,7 +170,9 @@ func TestGroupSelection(t *testing.T) {
 		{"case-insensitive", "User-agent: FooBot\nDisallow: /\n", []string{"foobot"}, []check{{"/x", false}}, matcher.RuleMatched},
 		{"token of the line", "User-agent: FooBot/2.1\nDisallow: /\n", []string{"FooBot"}, []check{{"/x", false}}, matcher.RuleMatched},
 		{"line token stops at a digit", "User-agent: Bot2\nDisallow: /\n", []string{"Bot"}, []check{{"/x", false}}, matcher.RuleMatched},
-		{"AB42bot is AB", "User-agent: AB42bot\nDisallow: /\n", []string{"AB42bot"}, []check{{"/x", true}}, matcher.NoGroup},
+		{"AB42bot is never AB", "User-agent: AB\nDisallow: /\n", []string{"AB42bot"}, []check{{"/x", true}}, matcher.NoGroup},
+		{"AB42bot obeys AB42bot", "User-agent: AB42bot\nDisallow: /\n", []string{"AB42bot"}, []check{{"/x", false}}, matcher.RuleMatched},
+		{"AB obeys AB42bot, as Google reads the line", "User-agent: AB42bot\nDisallow: /\n", []string{"AB"}, []check{{"/x", false}}, matcher.RuleMatched},
 		{"Foo Bar is Foo", "User-agent: Foo Bar\nDisallow: /\n", []string{"Foo"}, []check{{"/x", false}}, matcher.RuleMatched},
 		{"no substring match", "User-agent: Googlebot-Image\nDisallow: /\n", []string{"Googlebot"}, []check{{"/x", true}}, matcher.NoGroup},
 		// A full User-Agent product counts as its token (issue 11 item 7).
@@ -225,6 +227,28 @@ func TestResult(t *testing.T) {
 	assert.Equal(t, matcher.Result{Allowed: true, Reason: matcher.NoGroup}, matcher.Compile(nil, "a").Match("/x"))
 	assert.Empty(t, matcher.Compile(nil).Agents())
 	assert.Zero(t, matcher.Compile(nil).CrawlDelay())
+}
+
+// A crawler's Crawl-delay is that of the user-agent lines that name it,
+// which a Crawl-delay binds to when it follows them directly; across the
+// groups that apply, the largest.
+func TestCrawlDelayOfTheCrawler(t *testing.T) {
+	for _, tt := range []struct {
+		body  string
+		agent string
+		want  time.Duration
+	}{
+		{"User-agent: foobot\nCrawl-delay: 20\nUser-agent: *\nDisallow: /baz\n", "foobot", 20 * time.Second},
+		{"User-agent: foobot\nCrawl-delay: 20\nUser-agent: *\nDisallow: /baz\n", "otherbot", 0},
+		{"User-agent: bingbot\nCrawl-delay: 1\n\nUser-agent: msnbot\nCrawl-delay: 2\n", "msnbot", 2 * time.Second},
+		{"User-agent: bingbot\nCrawl-delay: 1\n\nUser-agent: msnbot\nCrawl-delay: 2\n", "bingbot", time.Second},
+		{"User-agent: a\nCrawl-delay: 1\nUser-agent: b\nCrawl-delay: 2\nDisallow: /x\n", "b", 2 * time.Second},
+		{"User-agent: a\nCrawl-delay: 3\nDisallow: /\n\nUser-agent: a\nUser-agent: b\nCrawl-delay: 7\n", "a", 7 * time.Second},
+		{"User-agent: *\nCrawl-delay: 4\nUser-agent: x\nDisallow: /\n", "y", 4 * time.Second},
+	} {
+		r := parser.Parse([]byte(tt.body))
+		assert.Equal(t, tt.want, matcher.Compile(r, tt.agent).CrawlDelay(), "%q for %s", tt.body, tt.agent)
+	}
 }
 
 func TestReasonString(t *testing.T) {
@@ -424,6 +448,9 @@ func pathsFrom(r *parser.Robots) []string {
 	step := max(1, len(all)/n)
 	for i := 0; i < len(all); i += step {
 		p := strings.TrimSuffix(strings.ReplaceAll(all[i].Pattern, "*", "x/"), "$")
+		if !strings.HasPrefix(p, "/") {
+			p = "/" + p // a path, not a URL: Match reads input without a leading '/' as a URL
+		}
 		paths = append(paths, p, p+"z", p+"?q=1", strings.TrimSuffix(p, "/"))
 	}
 	return paths

@@ -265,13 +265,14 @@ func (u *usageRules) size() int64 {
 }
 
 // Usage returns the usage preferences the selected groups state for path,
-// a URL path with an optional query as Allowed takes it, and the rule that
+// a URL path with an optional query, or a full URL, as Allowed takes it, and the rule that
 // states them (draft-ietf-aipref-attach-05 §3.1): the longest matching
 // Content-Usage rule wins, with the same percent-encoding and length as
 // Allow and Disallow; a rule without a path has length 0; matching rules
 // of the same length combine most restrictively; a path the crawler may
 // not fetch has none.
 func (m *Matcher) Usage(path string) UsageResult {
+	path = pathOf(path)
 	if !urlpath.IsCanonicalPath(path) {
 		var buf [512]byte
 		b := urlpath.AppendPath(buf[:0], path)

@@ -21,13 +21,14 @@ func dump(r *Robots) string {
 	for i, g := range r.Groups {
 		fmt.Fprintf(&b, "group %d\n", i+1)
 		for _, a := range g.Agents {
-			fmt.Fprintf(&b, "  agent %q line %d token %q global %v\n", a.Value, a.Line, a.Token(), a.IsGlobal())
+			fmt.Fprintf(&b, "  agent %q line %d token %q global %v", a.Value, a.Line, a.Token(), a.IsGlobal())
+			if a.CrawlDelay != 0 {
+				fmt.Fprintf(&b, " crawl-delay %v", a.CrawlDelay)
+			}
+			b.WriteString("\n")
 		}
 		for _, rule := range g.Rules {
 			fmt.Fprintf(&b, "  %q line %d\n", rule.String(), rule.Line)
-		}
-		if g.CrawlDelay != 0 {
-			fmt.Fprintf(&b, "  crawl-delay %v\n", g.CrawlDelay)
 		}
 		for _, cu := range g.ContentUsage {
 			fmt.Fprintf(&b, "  content-usage path %q preferences %q line %d\n", cu.Path, cu.Preferences, cu.Line)

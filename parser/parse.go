@@ -310,9 +310,9 @@ type builder struct {
 	counting bool
 	n        tally // what has been stored, or counted, so far
 
-	inRules  bool  // a rule has been seen since the last user-agent line
-	hasDelay bool  // the current group has a crawl-delay
-	start    tally // where the current group's agents, rules and usages start
+	inRules   bool  // a rule has been seen since the last user-agent line
+	start     tally // where the current group's agents, rules and usages start
+	delayFrom int   // the first user-agent line no Crawl-delay binds yet (an index of agents)
 
 	agents []Agent
 	rules  []Rule
@@ -443,7 +443,7 @@ func (b *builder) add(l *line) {
 				b.r.Groups = append(b.r.Groups, Group{})
 			}
 			b.start = b.n
-			b.inRules, b.hasDelay = false, false
+			b.inRules, b.delayFrom = false, b.n.agents
 		}
 		v := b.str(l.value)
 		b.n.agents++
@@ -636,14 +636,20 @@ func (b *builder) crawlDelay(l *line) {
 	case b.n.groups == 0:
 		b.warn(l.num, OutsideGroup, "crawl-delay before any user-agent line; kept, not interpreted")
 		b.other(l)
-	case b.hasDelay:
-		b.warn(l.num, InvalidValue, "second crawl-delay in one group; the first applies")
+	case b.delayFrom == b.n.agents:
+		b.warn(l.num, InvalidValue, "second crawl-delay for the same user-agent lines; the first applies")
 		b.other(l)
 	default:
-		b.hasDelay = true
+		// It binds to the user-agent lines directly above it: those named
+		// since the previous Crawl-delay of the group. Lines after a rule
+		// start a new group, so once the group has rules these are every
+		// line of it that has no delay yet.
 		if !b.counting {
-			b.r.Groups[b.n.groups-1].CrawlDelay = d
+			for i := b.delayFrom; i < b.n.agents; i++ {
+				b.agents[i].CrawlDelay = d
+			}
 		}
+		b.delayFrom = b.n.agents
 	}
 }
 

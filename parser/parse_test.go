@@ -322,6 +322,52 @@ func TestSitemaps(t *testing.T) {
 	assert.Equal(t, "http://a/.xml", r.Sitemaps[0])
 }
 
+// A Crawl-delay binds to the user-agent lines directly above it: those
+// named since the previous Crawl-delay of the group, or, once the group has
+// rules, its lines that have none yet; the first that binds to a line
+// holds. Rules still group as RFC 9309 §2.1 says. The shapes are those of
+// the peers' test suites (crawler-commons, robots-parser, texting_robots,
+// reppy, CPython's robotparser) and DESIGN's examples.
+func TestCrawlDelayBinding(t *testing.T) {
+	type delays map[string]time.Duration // user-agent value -> its delay
+	for _, tt := range []struct {
+		name, body string
+		want       delays
+		groups     int
+	}{
+		{"DESIGN: each run its own", "User-agent: a\nCrawl-delay: 1\nUser-agent: b\nCrawl-delay: 2\nDisallow: /x\n",
+			delays{"a": time.Second, "b": 2 * time.Second}, 1},
+		{"DESIGN: not the lines after it", "User-agent: foobot\nCrawl-delay: 20\nUser-agent: *\nDisallow: /baz\n",
+			delays{"foobot": 20 * time.Second, "*": 0}, 1},
+		{"bingbot and msnbot, a blank line between", "User-agent: bingbot\nCrawl-delay: 1\n\nUser-agent: msnbot\nCrawl-delay: 2\n",
+			delays{"bingbot": time.Second, "msnbot": 2 * time.Second}, 1},
+		{"one delay for a run of lines", "User-agent: a\nUser-agent: b\nCrawl-delay: 3\nDisallow: /\n",
+			delays{"a": 3 * time.Second, "b": 3 * time.Second}, 1},
+		{"after the rules, the lines without one", "User-agent: a\nCrawl-delay: 1\nUser-agent: b\nDisallow: /\nCrawl-delay: 5\n",
+			delays{"a": time.Second, "b": 5 * time.Second}, 1},
+		{"after the rules, every line", "User-agent: a\nUser-agent: b\nDisallow: /\nCrawl-delay: 4\n",
+			delays{"a": 4 * time.Second, "b": 4 * time.Second}, 1},
+		{"the first binds", "User-agent: a\nCrawl-delay: 1\nCrawl-delay: 9\nDisallow: /\n", delays{"a": time.Second}, 1},
+		{"groups keep their own", "User-agent: a\nCrawl-delay: 1\nDisallow: /\nUser-agent: b\nDisallow: /\n",
+			delays{"a": time.Second, "b": 0}, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Parse([]byte(tt.body))
+			require.Len(t, r.Groups, tt.groups)
+			got := delays{}
+			for _, g := range r.Groups {
+				for _, a := range g.Agents {
+					got[a.Value] = a.CrawlDelay
+				}
+			}
+			assert.Equal(t, tt.want, got)
+			// The counting pass places what the storing pass does.
+			again := Parse([]byte(tt.body))
+			assert.Equal(t, r, again)
+		})
+	}
+}
+
 func TestCrawlDelay(t *testing.T) {
 	tests := []struct {
 		value string
@@ -357,8 +403,8 @@ func TestCrawlDelay(t *testing.T) {
 
 	r := Parse([]byte("Crawl-delay: 3\nUser-agent: a\nCrawl-delay: 2.5\nCrawl-delay: 7\nDisallow: /\nUser-agent: b\nCrawl-delay: soon\n"))
 	require.Len(t, r.Groups, 2)
-	assert.Equal(t, 2500*time.Millisecond, r.Groups[0].CrawlDelay)
-	assert.Zero(t, r.Groups[1].CrawlDelay)
+	assert.Equal(t, 2500*time.Millisecond, r.Groups[0].Agents[0].CrawlDelay)
+	assert.Zero(t, r.Groups[1].Agents[0].CrawlDelay)
 	assert.Equal(t, []WarningKind{OutsideGroup, InvalidValue, InvalidValue}, kinds(r))
 	assert.Equal(t, []Record{
 		{Key: "Crawl-delay", Value: "3", Line: 1},

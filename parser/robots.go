@@ -25,6 +25,7 @@ package parser
 
 import (
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -78,10 +79,6 @@ type Group struct {
 	// Rules are the group's allow and disallow rules in file order.
 	Rules []Rule
 
-	// CrawlDelay is the value of the group's first valid Crawl-delay record,
-	// zero when it has none. Crawl-delay is not part of RFC 9309.
-	CrawlDelay time.Duration
-
 	// ContentUsage holds the group's AIPREF Content-Usage rules in file
 	// order (draft-ietf-aipref-attach-05 §3). Like Allow and Disallow they
 	// are group rules: a user-agent line after one starts a new group.
@@ -95,6 +92,16 @@ type Agent struct {
 	Value string
 	// Line is the 1-based line number of the user-agent line.
 	Line int
+	// CrawlDelay is the Crawl-delay that applies to the crawler the line
+	// names, zero when none does. A Crawl-delay record binds to the
+	// user-agent lines directly above it: those named since the previous
+	// Crawl-delay record of the group, or, once the group has rules, every
+	// one of its lines that has none yet; the first that binds to a line
+	// holds. So "User-agent: a / Crawl-delay: 1 / User-agent: b /
+	// Crawl-delay: 2 / Disallow: /x" gives a 1 s and b 2 s, and both the
+	// rule. Crawl-delay is not part of RFC 9309; the crawlers that honour
+	// it, and the parsers whose tests cover it, read it so.
+	CrawlDelay time.Duration
 }
 
 // IsGlobal reports whether the line names every crawler: its value is "*"
@@ -103,6 +110,29 @@ type Agent struct {
 func (a Agent) IsGlobal() bool {
 	v := a.Value
 	return len(v) > 0 && v[0] == '*' && (len(v) == 1 || v[1] == ' ' || v[1] == '\t')
+}
+
+// Names reports whether the line names the crawler called name, a valid
+// name (see IsValidName). A name that is a product token (letters, '_' and
+// '-') is compared, ignoring case, with the line's product token (Token), as
+// RFC 9309 §2.2.1 and Google read the line, so that "FooBot/2.1" names
+// FooBot and "AB42bot" names AB. A name with other characters, such as
+// MJ12bot, 360Spider or Mail.RU_Bot, is compared with the line's value up
+// to its first white space or '/', never with a part of it, so that MJ12bot
+// obeys "User-agent: MJ12bot" and AB42bot never obeys "User-agent: AB". A
+// global line ("*") names no crawler: see IsGlobal.
+func (a Agent) Names(name string) bool {
+	if a.IsGlobal() {
+		return false
+	}
+	if IsValidToken(name) {
+		return strings.EqualFold(a.Token(), name)
+	}
+	v := a.Value
+	if i := strings.IndexAny(v, " \t/"); i >= 0 {
+		v = v[:i]
+	}
+	return strings.EqualFold(v, name)
 }
 
 // Token returns the product token the line names: its value up to the first
@@ -137,6 +167,54 @@ func IsValidToken(s string) bool {
 		}
 	}
 	return true
+}
+
+// IsNameChar reports whether c may appear in a crawler's name: a
+// character of an HTTP token (RFC 9110 §5.6.2), a letter, a digit or one of
+// !#$%&'*+-.^_`|~.
+func IsNameChar(c byte) bool {
+	return c < 0x80 && nameChars[c]
+}
+
+var nameChars = func() (t [128]bool) {
+	for c := byte('0'); c <= '9'; c++ {
+		t[c] = true
+	}
+	for c := byte('a'); c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = true, true
+	}
+	for _, c := range []byte("!#$%&'*+-.^_`|~") {
+		t[c] = true
+	}
+	return t
+}()
+
+// IsValidName reports whether s can name a crawler: an HTTP token (RFC 9110
+// §5.6.2), as a User-Agent's product name is: letters and digits and
+// !#$%&'*+-.^_`|~, so MJ12bot, 360Spider and Mail.RU_Bot are names, "Foo
+// Bar" and "" are not. Every product token (IsValidToken) is a name.
+func IsValidName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !IsNameChar(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// NameOf returns the crawler name a User-Agent value starts with, its
+// leading product up to '/' ("MJ12bot" of "MJ12bot/v1.4.8 (+http://mj12bot.com/)"),
+// and "" when it starts with no name character.
+func NameOf(userAgent string) string {
+	for i := 0; i < len(userAgent); i++ {
+		if !IsNameChar(userAgent[i]) {
+			return userAgent[:i]
+		}
+	}
+	return userAgent
 }
 
 // Rule is one allow or disallow line of a group.

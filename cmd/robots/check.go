@@ -89,8 +89,8 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // fetch deadline of timeout. When file is not empty, every site serves that
 // local robots.txt: see fileTransport and fileURL.
 func newClient(agent, ua, file string, timeout time.Duration) (*robots.Client, error) {
-	if !parser.IsValidToken(agent) {
-		return nil, fmt.Errorf("-agent %q is not a product token: letters, '_' and '-' only (RFC 9309 §2.2.1)", agent)
+	if !parser.IsValidName(agent) {
+		return nil, fmt.Errorf("-agent %q is not a crawler's name: an HTTP token, letters, digits and !#$%%&'*+-.^_`|~", agent)
 	}
 	if ua == defaultUA && agent != defaultAgent {
 		ua = agent + "/1.0 (+https://github.com/crawlkit/robots)" // name the crawler asked about

@@ -147,6 +147,10 @@ const screenful = 20
 // the rest, unless -all.
 const maxAgents = 5
 
+// maxUsages is how many Content-Usage rules of a group fetch lists before it
+// counts the rest (robots fetch -all lists them all).
+const maxUsages = 5
+
 // showRobots writes the groups, sitemaps and warnings of r, at most limit
 // of each (all when limit is 0), each list ending with a line that counts
 // what it left out.
@@ -162,7 +166,11 @@ func showRobots(w io.Writer, r *parser.Robots, limit int) {
 				agents = append(agents, fmt.Sprintf("and %d more", len(g.Agents)-j))
 				break
 			}
-			agents = append(agents, a.Value)
+			if a.CrawlDelay > 0 { // each line's own: a Crawl-delay binds to the lines above it
+				agents = append(agents, fmt.Sprintf("%s (crawl-delay %v)", a.Value, a.CrawlDelay))
+			} else {
+				agents = append(agents, a.Value)
+			}
 		}
 		allows := 0
 		for _, rl := range g.Rules {
@@ -170,12 +178,20 @@ func showRobots(w io.Writer, r *parser.Robots, limit int) {
 				allows++
 			}
 		}
-		fmt.Fprintf(w, "  line %d: user-agent %s: %s (%d allow, %d disallow)",
+		fmt.Fprintf(w, "  line %d: user-agent %s: %s (%d allow, %d disallow)\n",
 			g.Agents[0].Line, strings.Join(agents, ", "), count(len(g.Rules), "rule"), allows, len(g.Rules)-allows)
-		if g.CrawlDelay > 0 {
-			fmt.Fprintf(w, ", crawl-delay %v", g.CrawlDelay)
+		for j, cu := range g.ContentUsage {
+			if limit > 0 && j == maxUsages {
+				fmt.Fprintf(w, "    ... and %s\n", count(len(g.ContentUsage)-j, "more Content-Usage rule"))
+				break
+			}
+			fmt.Fprintf(w, "    line %d: %s\n", cu.Line, cu)
 		}
-		fmt.Fprintln(w)
+		for _, cs := range r.ContentSignals {
+			if cs.Group == i {
+				fmt.Fprintf(w, "    line %d: Content-Signal: %s\n", cs.Line, cs.Value)
+			}
+		}
 	}
 	fmt.Fprintf(w, "\n%s\n", count(len(r.Sitemaps), "sitemap"))
 	for i, s := range r.Sitemaps {

@@ -63,7 +63,7 @@ func TestUsage(t *testing.T) {
 		{"usage -h", []string{"usage", "-h"}, 0, "-header value", "", false},
 		{"bad flag", []string{"check", "-nope"}, 2, "", "flag provided but not defined: -nope", true},
 		{"bad duration", []string{"check", "-timeout", "soon", "https://e.com/"}, 2, "", "invalid value", true},
-		{"invalid agent", []string{"check", "-file", rfcExample, "-agent", "Foo/1.0", "/"}, 2, "", "not a product token", true},
+		{"invalid agent", []string{"check", "-file", rfcExample, "-agent", "Foo/1.0", "/"}, 2, "", "not a crawler's name", true},
 		{"unreadable file", []string{"check", "-file", "/nonexistent/robots.txt", "/"}, 2, "", "no such file", true},
 		{"fetch without URL", []string{"fetch"}, 2, "", "want exactly one URL", true},
 		{"fetch two URLs", []string{"fetch", "https://a.com/", "https://b.com/"}, 2, "", "want exactly one URL", true},
@@ -317,7 +317,7 @@ func TestFetch(t *testing.T) {
 		"(1h0m0s: Cache-Control: max-age)",
 		fmt.Sprintf("size         %d bytes", len(body)),
 		"2 groups",
-		"line 1: user-agent *: 2 rules (1 allow, 1 disallow), crawl-delay 2s",
+		"line 1: user-agent * (crawl-delay 2s): 2 rules (1 allow, 1 disallow)",
 		"line 6: user-agent Googlebot, Bingbot: 2 rules (0 allow, 2 disallow)",
 		"1 sitemap\n  https://e.com/s.xml",
 		"1 warning\n  line 10: misspelling: \"Dissallow\" accepted as disallow",
@@ -785,4 +785,16 @@ func parseGroup(t *testing.T, body string) parser.Group {
 	r := parser.Parse([]byte(body))
 	require.Len(t, r.Groups, 1)
 	return r.Groups[0]
+}
+
+// The CLI reads a crawler's name as the library does: MJ12bot obeys the
+// group that names it in full, with or without a version.
+func TestAgentWithDigits(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "robots.txt")
+	require.NoError(t, os.WriteFile(f, []byte("User-agent: MJ12bot\nDisallow: /\n\nUser-agent: *\nAllow: /\n"), 0o644))
+	code, stdout, _ := runCmd(t, "", "check", "-file", f, "-agent", "MJ12bot", "https://example.com/page")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stdout, "DISALLOWED")
+	code, _, _ = runCmd(t, "", "check", "-file", f, "-agent", "OtherBot", "https://example.com/page")
+	assert.Equal(t, 0, code)
 }

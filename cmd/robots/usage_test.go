@@ -301,7 +301,7 @@ func TestUsageErrors(t *testing.T) {
 		{"invalid URL, network", []string{"example.com/a"}, "robots usage: example.com/a: invalid URL: "},
 		{"not a URL", []string{"-file", f, "example.com/a"}, "invalid URL"},
 		{"unreadable file", []string{"-file", "/nonexistent/robots.txt", "/"}, "no such file"},
-		{"invalid agent", []string{"-file", f, "-agent", "Foo/1.0", "/"}, "not a product token"},
+		{"invalid agent", []string{"-file", f, "-agent", "Foo/1.0", "/"}, "not a crawler's name"},
 		{"-header without a name", []string{"-file", f, "-header", "train-ai=n", "/"},
 			`robots usage: -header "train-ai=n": want a Content-Usage field line, such as "Content-Usage: train-ai=n"`},
 		{"-header of another field", []string{"-file", f, "-header", "Content-Signal: search=yes", "/"}, "want a Content-Usage field line"},

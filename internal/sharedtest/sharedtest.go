@@ -157,18 +157,19 @@ func Within(t testing.TB, d time.Duration, fn func()) {
 // Google's robots_test.cc, of google/robotstxt-spec-test, or of an RFC 9309
 // example (see the README beside it).
 type Case struct {
-	ID        string   `json:"id"`
-	Source    string   `json:"source"`
-	Group     string   `json:"group"`
-	Kind      string   `json:"kind"`
-	Robots    *string  `json:"robots"`
-	RobotsB64 *string  `json:"robots_b64"`
-	Agent     string   `json:"agent"`
-	URL       string   `json:"url"`
-	Want      bool     `json:"want"`
-	RFCWant   *bool    `json:"rfc_want"`
-	Flags     []string `json:"flags"`
-	Note      string   `json:"note"`
+	ID         string   `json:"id"`
+	Source     string   `json:"source"`
+	Group      string   `json:"group"`
+	Kind       string   `json:"kind"`
+	Robots     *string  `json:"robots"`
+	RobotsB64  *string  `json:"robots_b64"`
+	Agent      string   `json:"agent"`
+	URL        string   `json:"url"`
+	Want       bool     `json:"want"`
+	RFCWant    *bool    `json:"rfc_want"`
+	DesignWant *bool    `json:"design_want"`
+	Flags      []string `json:"flags"`
+	Note       string   `json:"note"`
 }
 
 // Body returns the case's robots.txt body, decoded from base64 when the
@@ -183,10 +184,15 @@ func (c Case) Body() ([]byte, error) {
 	return []byte(*c.Robots), nil
 }
 
-// Expected is the project's answer: RFC 9309 where it and Google disagree
-// (DESIGN.md), so rfc_want when present, else want.
+// Expected is the project's answer: design_want where the project departs
+// from Google on purpose (a crawler named with digits obeys the group that
+// names it), else RFC 9309's where it and Google disagree (rfc_want), else
+// want.
 func (c Case) Expected() bool {
-	if c.RFCWant != nil {
+	switch {
+	case c.DesignWant != nil:
+		return *c.DesignWant
+	case c.RFCWant != nil:
 		return *c.RFCWant
 	}
 	return c.Want
