@@ -116,7 +116,7 @@ func TestAsOneFetchServesAgentSets(t *testing.T) {
 		d, err := tt.c.CrawlDelay(ctx, s.URL+"/")
 		require.NoError(t, err)
 		assert.Equal(t, tt.delay, d, tt.c.Agents())
-		sig, err := tt.c.Signal(ctx, s.URL+"/")
+		sig, _, err := tt.c.Signal(ctx, s.URL+"/")
 		require.NoError(t, err)
 		assert.Equal(t, tt.signal, sig, tt.c.Agents())
 		maps, err := tt.c.Sitemaps(ctx, s.URL+"/")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/crawlkit/robots/cache"
 	"github.com/crawlkit/robots/internal/engine"
+	"github.com/crawlkit/robots/internal/urlpath"
 	"github.com/crawlkit/robots/matcher"
 	"github.com/crawlkit/robots/parser"
 	"github.com/crawlkit/robots/status"
@@ -193,8 +194,24 @@ func (c *Client) decide(key string, e *entry, path string, now instant) Decision
 		FreshUntil:       e.Record.FreshUntil,
 		UnreachableSince: e.Record.UnreachableSince,
 	}
+	robotsTxt := urlpath.IsRobotsTxt(path)
+	if robotsTxt {
+		// RFC 9309 §2.2.2: always allowed, whatever the file or its
+		// fetch; what the file states about itself still counts below.
+		d.Allowed, d.Reason = true, RobotsTxt
+	}
 	if v == nil {
-		d.Reason, d.Allowed = blanket, blanket == UnreachableTooLong
+		if !robotsTxt {
+			d.Reason, d.Allowed = blanket, blanket == UnreachableTooLong
+		}
+		return d
+	}
+	if robotsTxt {
+		if v.verdict == status.Rules {
+			m := c.matcherOf(key, v)
+			u := m.Usage(path)
+			d.Agents, d.Usage, d.UsageRule = m.Agents(), u.Prefs, u.Rule
+		}
 		return d
 	}
 	switch v.verdict {

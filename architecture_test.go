@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// DESIGN.md, STYLE.md 1: data flows one way, fetch → status → parser →
+// STYLE 1: data flows one way, fetch → status → parser →
 // matcher → cache → robots → client, with internal packages below all. Each
 // package may import only what this table allows (besides the standard
 // library); test files are free.

@@ -110,7 +110,7 @@ func cycle(b *testing.B, urls []string, fn func(string)) {
 
 // hitShapes are URLs of every shape a crawler passes to Allowed, all on
 // authorities the shape benchmarks and TestAllowedHitAllocs warm first. Each
-// must cost no allocation on a cache hit (DESIGN: performance targets).
+// must cost no allocation on a cache hit (README, "Performance").
 var hitShapes = []struct{ name, url string }{
 	{"plain", "https://example.com/blogs/pad/entry.html"},
 	{"upper-case-host", "https://Example.COM/blogs/pad/entry.html"},

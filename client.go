@@ -157,7 +157,10 @@ func (c *Client) Allowed(ctx context.Context, rawURL string) (bool, error) {
 }
 
 // Check is Allowed, explained: the Decision says which rule decided and what
-// the robots.txt fetch behind it was.
+// the robots.txt fetch behind it was. For /robots.txt itself it is allowed
+// with Reason RobotsTxt, and, unlike Allowed, reads the file (fetching it if
+// needed) to say what it states about itself: the fetch fields and Usage, as
+// Usage answers.
 func (c *Client) Check(ctx context.Context, rawURL string) (Decision, error) {
 	if !c.made() {
 		return Decision{}, newError("check", rawURL, errNotNew)
@@ -165,9 +168,6 @@ func (c *Client) Check(ctx context.Context, rawURL string) (Decision, error) {
 	key, path, err := c.keys.Split(rawURL)
 	if err != nil {
 		return Decision{}, invalidURL("check", rawURL, err)
-	}
-	if urlpath.IsRobotsTxt(path) {
-		return Decision{Allowed: true, Reason: RobotsTxt, RobotsURL: key + "/robots.txt"}, nil
 	}
 	e, served, now, err := c.lookup(ctx, key)
 	if err != nil {

@@ -112,7 +112,7 @@ func TestAllowedAndCheck(t *testing.T) {
 		FetchedAt:  clk.Now(),
 		FreshUntil: clk.Now().Add(10 * time.Minute),
 	}, d)
-	assert.NotEmpty(t, d.Outcome)
+	assert.Equal(t, "200 OK: success", d.Outcome, "as Decision.Outcome's doc shows")
 
 	delay, err := c.CrawlDelay(context.Background(), s.URL+"/any")
 	require.NoError(t, err)
@@ -130,12 +130,12 @@ func TestAllowedAndCheck(t *testing.T) {
 	st := c.Stats()
 	assert.Equal(t, uint64(1), st.Fetches)
 	assert.Equal(t, uint64(1), st.Misses)
-	assert.Equal(t, uint64(5), st.Hits, "3 allowed and check less the miss, crawl-delay, sitemaps")
+	assert.Equal(t, uint64(6), st.Hits, "3 allowed and 2 checks (one of /robots.txt, which reads the file) less the miss, crawl-delay, sitemaps")
 	assert.Equal(t, 1, st.Entries)
 	assert.Empty(t, st.FetchErrors)
 }
 
-// DESIGN.md "Fetching and status", one row each, through the Client.
+// README, "Fetching and status", one row each, through the Client.
 func TestStatusRows(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -179,8 +179,17 @@ func TestStatusRows(t *testing.T) {
 			assert.Equal(t, tt.allowed, d.Allowed)
 			assert.Equal(t, tt.reason, d.Reason, d.Outcome)
 			assert.False(t, d.Stale)
+			if want, ok := outcomes[tt.name]; ok {
+				assert.Equal(t, want, d.Outcome, "as Decision.Outcome's doc shows")
+			}
 		})
 	}
+}
+
+// outcomes are the Decision.Outcome texts its doc comment shows.
+var outcomes = map[string]string{
+	"404": "404 Not Found: unavailable",
+	"503": "503 Service Unavailable: unreachable",
 }
 
 // A 6th consecutive redirect is unavailable (allow all); 5 are followed.
@@ -750,7 +759,7 @@ func TestClientNotMadeByNew(t *testing.T) {
 	}
 }
 
-// DESIGN: errors never carry a URL's password (url.URL.Redacted).
+// By design: errors never carry a URL's password (url.URL.Redacted).
 func TestErrorsRedactPassword(t *testing.T) {
 	rc, err := robots.New(robots.Options{UserAgent: "TestBot/1.0"})
 	require.NoError(t, err)
@@ -790,7 +799,7 @@ func (c *closeCounter) Close() error {
 	return nil
 }
 
-// DESIGN, fetching: an undecodable body (deflate, br, or labeled gzip but
+// By design: an undecodable body (deflate, br, or labeled gzip but
 // not gzip: only gzip is asked for and decoded) is parsed anyway, as text; it
 // yields warnings, not rules, so everything is allowed, even what the
 // encoded file disallows.

@@ -90,8 +90,9 @@ type Decision struct {
 	Redirects []fetch.Hop
 	// StatusCode is the HTTP status of that fetch, 0 when no response.
 	StatusCode int
-	// Outcome describes that fetch, such as "200 OK: rules" or
-	// "503 Service Unavailable: unreachable".
+	// Outcome describes that fetch for people: its status or failure and
+	// the class it falls in, such as "200 OK: success", "404 Not Found:
+	// unavailable" or "503 Service Unavailable: unreachable".
 	Outcome string
 	// FetchedAt is when the robots.txt used was fetched.
 	FetchedAt time.Time

@@ -13,7 +13,7 @@ import (
 	"github.com/crawlkit/robots/internal/authority"
 )
 
-// DESIGN, performance targets: Allowed on a cache hit allocates nothing, for
+// README, "Performance": Allowed on a cache hit allocates nothing, for
 // every URL shape; so do Check's and Allowed's answers on /robots.txt.
 func TestAllowedHitAllocs(t *testing.T) {
 	rc := warmShapes(t)

@@ -22,7 +22,7 @@ var mj12Group = regexp.MustCompile(`(?im)^\s*user-agent\s*:\s*mj12bot\s*$`)
 // A crawler named with digits or dots is read the same way at every entry
 // point: a Client whose UserAgent is its full User-Agent, As, AllowedBy
 // and matcher.Compile agree on every path, and it obeys the group that
-// names it in full (DESIGN, Group selection; the CLI's -agent is tested in
+// names it in full (README, "What it gets right", Group selection; the CLI's -agent is tested in
 // cmd/robots). Checked on a file written for the test and on every corpus
 // file that names MJ12bot.
 func TestNamesReadAlike(t *testing.T) {
@@ -67,7 +67,7 @@ func TestNamesReadAlike(t *testing.T) {
 }
 
 // Client.CrawlDelay is the Crawl-delay bound to the user-agent lines that
-// name the crawler (DESIGN, Parsing): the peers' shapes and DESIGN's.
+// name the crawler (README, "What it gets right", Crawl-delay): the peers' shapes and the README's.
 func TestClientCrawlDelay(t *testing.T) {
 	for _, tt := range []struct {
 		body, agent string

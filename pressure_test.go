@@ -140,7 +140,7 @@ func notModified(body, etag string) http.HandlerFunc {
 // An authority in an outage keeps answering from its last good copy when its
 // entry is evicted, for the whole outage (past UnreachableAllowAfter, which
 // only applies without a copy), sends the copy's validators when it retries,
-// and is exported with its copy. RFC 9309 §2.3.1.4; DESIGN.md, "Caching":
+// and is exported with its copy. RFC 9309 §2.3.1.4; README, "Caching and memory":
 // the politeness tier holds the last good copy.
 func TestOutageCopySurvivesEviction(t *testing.T) {
 	w := newWeb(robotsTxt(""))

@@ -24,8 +24,9 @@ func UsageBy(body []byte, agent, rawURL string) usage.Prefs {
 // Usage returns the AIPREF usage preferences that the robots.txt of rawURL's
 // authority states for the crawler on rawURL, fetching it as Allowed does.
 // A URL the crawler may not fetch has none (all Unknown), and so does an
-// authority without a usable file. Check gives the Content-Usage rule that
-// decided them. The preferences of the response itself (its Content-Usage
+// authority without a usable file; /robots.txt itself, always allowed, has
+// what the file's rules state for it, as UsageBy says. Check gives the
+// Content-Usage rule that decided them. The preferences of the response itself (its Content-Usage
 // header) are the crawler's to combine: see client.Usage.
 func (c *Client) Usage(ctx context.Context, rawURL string) (usage.Prefs, error) {
 	if !c.made() {
@@ -34,9 +35,6 @@ func (c *Client) Usage(ctx context.Context, rawURL string) (usage.Prefs, error) 
 	key, path, err := c.keys.Split(rawURL)
 	if err != nil {
 		return usage.Prefs{}, invalidURL("usage", rawURL, err)
-	}
-	if urlpath.IsRobotsTxt(path) {
-		return usage.Prefs{}, nil
 	}
 	e, _, now, err := c.lookup(ctx, key)
 	if err != nil {
@@ -51,13 +49,14 @@ func (c *Client) Usage(ctx context.Context, rawURL string) (usage.Prefs, error) 
 
 // Signal returns the Content-Signal (Cloudflare's record, not AIPREF) that
 // the robots.txt of rawURL's authority states for the crawler: the records
-// of its groups combined most restrictively; the zero Signal when there are
-// none or no usable file.
-func (c *Client) Signal(ctx context.Context, rawURL string) (usage.Signal, error) {
+// of its groups combined most restrictively, and the first of those records
+// as written, with its line, as matcher.Matcher.Signal reports them; the
+// zero Signal and record when there are none or no usable file.
+func (c *Client) Signal(ctx context.Context, rawURL string) (usage.Signal, parser.ContentSignal, error) {
 	_, m, err := c.rules(ctx, "signal", rawURL)
 	if err != nil || m == nil {
-		return usage.Signal{}, err
+		return usage.Signal{}, parser.ContentSignal{}, err
 	}
-	s, _ := m.Signal()
-	return s, nil
+	s, rec := m.Signal()
+	return s, rec, nil
 }

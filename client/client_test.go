@@ -239,7 +239,7 @@ func TestWrapNil(t *testing.T) {
 	assert.Nil(t, tr.Base, "nil Base means http.DefaultTransport")
 }
 
-// DESIGN: errors never carry a URL's password. http.Client strips it from
+// By design: errors never carry a URL's password. http.Client strips it from
 // its *url.Error; the robots.Error inside must not quote it either.
 func TestErrorsRedactPassword(t *testing.T) {
 	s := newServer(t, "User-agent: *\nDisallow: /private\n", nil)

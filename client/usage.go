@@ -18,6 +18,28 @@ import (
 //	resp, err := hc.Get(u) // hc := client.Wrap(…, rc)
 //	prefs, err := client.Usage(rc, resp)
 //	if prefs.Get(usage.TrainAI) == usage.No { … }
+//
+// Combining never weakens a No: a label any source states as n is n. But
+// five readings, each required by the drafts, leave a label that was written
+// as n somewhere Yes or Unknown:
+//
+//   - a later value of the same label wins within one statement, and the
+//     header's lines are one statement (RFC 9651 §4.2): "train-ai=n" then a
+//     line "train-ai=y" is y;
+//
+//   - a syntax error anywhere in the header's lines, an empty line
+//     included, makes every label of the header Unknown (vocab-07 §6.5.1);
+//
+//   - only the tokens y and n count: "no", "N", "?0" or a string "n" is
+//     Unknown (vocab-07 §6.4);
+//
+//   - robots.txt's longest matching Content-Usage rule is its whole
+//     statement for the URL: a label that rule does not state is Unknown
+//     though a shorter rule says n, and a longer rule that does not parse
+//     hides the shorter one (attach-05 §3.1);
+//
+//   - a URL robots.txt disallows has no robots.txt preferences, so only the
+//     header counts (attach-05 §3).
 func Usage(rc *robots.Client, resp *http.Response) (usage.Prefs, error) {
 	if resp == nil || resp.Request == nil || resp.Request.URL == nil {
 		return usage.Prefs{}, &robots.Error{Op: "usage", Err: robots.ErrInvalidURL}

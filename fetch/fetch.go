@@ -11,7 +11,7 @@
 // headers. gzip is the only encoding it asks for and decodes: a body in
 // another encoding (deflate, br, …), or labeled gzip without being gzip, is
 // returned as sent, not as a failure. Parsed as text, such a body yields
-// warnings and no rules, so it allows everything (the project's DESIGN:
+// warnings and no rules, so it allows everything (by design:
 // undecodable bodies are parsed anyway). The Result records the status, headers, body, redirect chain,
 // timings and, when something failed, a classified *Error. Package status
 // turns a Result into a verdict. Read makes the same Result of a response

@@ -19,7 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// DESIGN row "2xx": the body is the file. Also the request DESIGN.md
+// README status row "2xx": the body is the file. Also the request as designed
 // describes: GET, User-Agent, Accept, gzip at most, no cookies or
 // credentials, no conditional headers without a copy held.
 func TestOK(t *testing.T) {
@@ -62,7 +62,7 @@ func TestUserAgent(t *testing.T) {
 	assert.Equal(t, "ExampleBot/1.0 (+https://example.com/bot)", ua)
 }
 
-// DESIGN row "204 or empty body": allow-all.
+// README status row "204 or empty body": allow-all.
 func TestNoContentAndEmptyBody(t *testing.T) {
 	for _, code := range []int{200, 204} {
 		t.Run(fmt.Sprint(code), func(t *testing.T) {
@@ -76,7 +76,7 @@ func TestNoContentAndEmptyBody(t *testing.T) {
 	}
 }
 
-// DESIGN row "2xx": HTML and undecodable bodies are parsed anyway; the
+// README status row "2xx": HTML and undecodable bodies are parsed anyway; the
 // fetcher passes them on byte for byte, Content-Type unchecked.
 func TestBodyPassedAsIs(t *testing.T) {
 	tests := map[string]struct{ contentType, body string }{
@@ -99,7 +99,7 @@ func TestBodyPassedAsIs(t *testing.T) {
 	}
 }
 
-// DESIGN row "4xx except 429": unavailable, allow-all; the option makes 401
+// README status row "4xx except 429": unavailable, allow-all; the option makes 401
 // and 403 disallow-all. The body of an error is not read.
 func TestClientErrors(t *testing.T) {
 	for _, code := range []int{400, 401, 403, 404, 410, 451} {
@@ -126,7 +126,7 @@ func TestClientErrors(t *testing.T) {
 	}
 }
 
-// DESIGN row "429, 5xx": unreachable, next try after Retry-After, clamped.
+// README status row "429, 5xx": unreachable, next try after Retry-After, clamped.
 func TestServerErrors(t *testing.T) {
 	tests := []struct {
 		code       int
@@ -161,7 +161,7 @@ func TestServerErrors(t *testing.T) {
 	}
 }
 
-// DESIGN row "304 to a conditional refetch": the held validators are sent,
+// README status row "304 to a conditional refetch": the held validators are sent,
 // and a 304 keeps the cached rules. Without validators a 304 is a 3xx that
 // leads nowhere.
 func TestConditional(t *testing.T) {
@@ -192,7 +192,7 @@ func TestConditional(t *testing.T) {
 	outcome(t, res, status.AllowAll, status.RedirectFailed)
 }
 
-// DESIGN row "the caller's context canceled or its deadline passed": an
+// README status row "the caller's context canceled or its deadline passed": an
 // error, never an outcome.
 func TestCallerContext(t *testing.T) {
 	silent := rawServer(t, func(c net.Conn) { waitClosed(c) })

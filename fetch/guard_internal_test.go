@@ -35,7 +35,7 @@ func TestBlockedAddr(t *testing.T) {
 	assert.True(t, blockedAddr(netip.AddrPort{}), "an invalid address is refused")
 }
 
-// DESIGN: the guard is checked at dial time on every hop, so a redirect
+// By design: the guard is checked at dial time on every hop, so a redirect
 // cannot lead to a blocked address. Both servers are on loopback; the
 // policy blocks the second one only, as if the first were public.
 func TestGuardOnRedirect(t *testing.T) {

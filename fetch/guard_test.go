@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// DESIGN: the optional guard refuses loopback, private, link-local and
+// By design: the optional guard refuses loopback, private, link-local and
 // unspecified addresses at dial time: a refused dial is a network error,
 // unreachable. The server never sees a request.
 func TestGuard(t *testing.T) {

@@ -32,7 +32,7 @@ func reply(s string) func(net.Conn) {
 	return func(c net.Conn) { io.WriteString(c, s) }
 }
 
-// DESIGN row "a status outside 100–599": unreachable. So is a final 1xx,
+// README status row "a status outside 100–599": unreachable. So is a final 1xx,
 // which answers no GET, and a status line net/http cannot read.
 func TestOddStatus(t *testing.T) {
 	tests := []struct {
@@ -79,7 +79,7 @@ func TestMalformedResponse(t *testing.T) {
 	}
 }
 
-// DESIGN row "network error: refused": unreachable.
+// README status row "network error: refused": unreachable.
 func TestConnectionRefused(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -92,7 +92,7 @@ func TestConnectionRefused(t *testing.T) {
 	outcome(t, res, status.DisallowAll, status.Unreachable)
 }
 
-// DESIGN row "network error: DNS". The resolver is the pure Go one with no
+// README status row "network error: DNS". The resolver is the pure Go one with no
 // server to ask: every lookup fails at once, whatever the machine's
 // resolver, network or /etc/resolv.conf. (RFC 6761: names under .invalid
 // never resolve, should a lookup get out anyway.)
@@ -113,7 +113,7 @@ func TestDNSFailure(t *testing.T) {
 	outcome(t, res, status.DisallowAll, status.Unreachable)
 }
 
-// DESIGN row "network error: reset": a connection reset in the middle of
+// README status row "network error: reset": a connection reset in the middle of
 // the body.
 func TestResetMidBody(t *testing.T) {
 	base := rawServer(t, func(c net.Conn) {
@@ -127,7 +127,7 @@ func TestResetMidBody(t *testing.T) {
 	outcome(t, res, status.DisallowAll, status.Unreachable)
 }
 
-// DESIGN row "network error: body cut short": fewer bytes than announced,
+// README status row "network error: body cut short": fewer bytes than announced,
 // then a clean close.
 func TestBodyCutShort(t *testing.T) {
 	for name, raw := range map[string]string{
@@ -143,7 +143,7 @@ func TestBodyCutShort(t *testing.T) {
 	}
 }
 
-// DESIGN row "network error: timeout": a server that accepts and never
+// README status row "network error: timeout": a server that accepts and never
 // answers, and one that drips the body at a byte a second. One deadline
 // covers the whole fetch.
 func TestDeadline(t *testing.T) {
@@ -202,7 +202,7 @@ func TestDeadline(t *testing.T) {
 // so the cap falls in the middle of a line.
 var line = "Disallow: /" + strings.Repeat("a", 89) + "\n"
 
-// DESIGN row "2xx": at most MaxBytes, a line cut by the cap dropped. The
+// README status row "2xx": at most MaxBytes, a line cut by the cap dropped. The
 // server sends 10 MB.
 func TestBodyCap(t *testing.T) {
 	big := strings.Repeat(line, 10_000_000/len(line))
@@ -324,7 +324,7 @@ func TestGzip(t *testing.T) {
 		{"mislabeled", "gzip", []byte(rules), rules, 0},
 		{"empty", "gzip", nil, "", 0},
 		{"unrequested encoding", "br", []byte("\x1b\x00"), "\x1b\x00", 0},
-		// DESIGN: undecodable bodies are parsed anyway; deflate is not asked for.
+		// By design: undecodable bodies are parsed anyway; deflate is not asked for.
 		{"deflate", "deflate", deflated(t, rules), string(deflated(t, rules)), 0},
 		{"checksum", "gzip", corrupt, "", fetch.BadResponse},
 		{"truncated", "gzip", member[:len(member)/2], "", fetch.BodyCut},
@@ -422,7 +422,7 @@ func TestGzipBomb(t *testing.T) {
 	})
 }
 
-// DESIGN: "response headers capped (64 KiB)": oversized headers are a
+// By design: "response headers capped (64 KiB)": oversized headers are a
 // network error, unreachable.
 func TestHugeHeaders(t *testing.T) {
 	headers := func(n int) http.HandlerFunc {
@@ -471,7 +471,7 @@ func TestHugeHeaders(t *testing.T) {
 	})
 }
 
-// DESIGN row "network error: TLS": unreachable. A caller's client that
+// README status row "network error: TLS": unreachable. A caller's client that
 // trusts the server gets through.
 func TestTLS(t *testing.T) {
 	srv := httptest.NewTLSServer(text(200, rules))

@@ -19,7 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// DESIGN: "a line cut in half by the cap is dropped". A line ends at LF or
+// By design: "a line cut in half by the cap is dropped". A line ends at LF or
 // CR, so CRLF, LF and CR files are cut alike.
 func TestDropCutLine(t *testing.T) {
 	tests := []struct {

@@ -11,7 +11,7 @@ import (
 )
 
 // isRedirect reports whether a response with status code is a redirect the
-// Fetcher follows (RFC 9110 §15.4; DESIGN.md). 300, 304, 305 and 306 are not.
+// Fetcher follows (RFC 9110 §15.4). 300, 304, 305 and 306 are not.
 func isRedirect(code int) bool {
 	switch code {
 	case 301, 302, 303, 307, 308:

@@ -30,7 +30,7 @@ func redirectOnce(code int, loc string) http.HandlerFunc {
 	}
 }
 
-// DESIGN row "301, 302, 303, 307, 308 with a usable Location": follow. Other
+// README status row "301, 302, 303, 307, 308 with a usable Location": follow. Other
 // 3xx statuses are not redirects to follow: unavailable, allow-all.
 func TestRedirectStatuses(t *testing.T) {
 	for code := 300; code <= 308; code++ {
@@ -72,7 +72,7 @@ func chain(n int, requests *atomic.Int32) http.HandlerFunc {
 }
 
 // RFC 9309 §2.3.1.2: at least five consecutive redirects are followed; more
-// than five MAY be taken as unavailable, which DESIGN.md does (Google: "treat
+// than five MAY be taken as unavailable, which this project does (Google: "treat
 // this as a 404").
 func TestRedirectLimit(t *testing.T) {
 	tests := []struct {
@@ -170,7 +170,7 @@ func TestRedirectRelative(t *testing.T) {
 	}
 }
 
-// DESIGN row "no usable Location, a non-http(s) target": unavailable,
+// README status row "no usable Location, a non-http(s) target": unavailable,
 // allow-all.
 func TestRedirectUnusable(t *testing.T) {
 	tests := []struct {
@@ -218,7 +218,7 @@ func TestRedirectTo404(t *testing.T) {
 	outcome(t, res, status.AllowAll, status.Unavailable)
 }
 
-// DESIGN row "across hosts by default (option to stay on the same site);
+// README status row "across hosts by default (option to stay on the same site);
 // rules apply to the original authority". Two servers, several host names.
 func TestRedirectOtherHost(t *testing.T) {
 	var hitsB atomic.Int32

@@ -14,7 +14,7 @@ import (
 // A full User-Agent string given where a crawler's name belongs counts as
 // its name, as robots.Options.UserAgent does; other strings that are not
 // names match no group, as Google's test suite requires. A name with digits
-// obeys the group that names it in full (DESIGN, Group selection: where it
+// obeys the group that names it in full (README, "What it gets right", Group selection: where it
 // departs from Google on purpose).
 func TestAgentAsUserAgent(t *testing.T) {
 	r := parser.Parse([]byte("User-agent: NewcomerBot\nDisallow: /private\n\n" +

@@ -160,7 +160,7 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 	m.groups = len(groups)
 	// Every array is sized before it is filled, so that each is allocated
 	// once, at its final size: a file of rules costs what the matcher keeps
-	// and little more (DESIGN.md: parsing and compiling allocate at most
+	// and little more (by design: parsing and compiling allocate at most
 	// 8 times the input).
 	sz := textSize{lengths: true}
 	nagents, agentText := 0, 0

@@ -49,7 +49,7 @@ func letters(rng *rand.Rand, alphabet string, n int) string {
 }
 
 // Compile allocates each array it keeps at its final size: no slack is
-// kept, and none was allocated and copied (DESIGN.md: parsing and compiling
+// kept, and none was allocated and copied (by design: parsing and compiling
 // allocate at most 8 times the input).
 func TestArraysSizedExactly(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))

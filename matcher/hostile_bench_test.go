@@ -10,7 +10,7 @@ import (
 )
 
 // BenchmarkHostile measures one check of a hostile path against a compiled
-// hostile file at the body cap (DESIGN: at most 1 ms, whatever the file and
+// hostile file at the body cap (by design: at most 1 ms, whatever the file and
 // path).
 func BenchmarkHostile(b *testing.B) {
 	for _, c := range hostileCases(bodyCap, pathCap) {

@@ -15,7 +15,7 @@ import (
 	"github.com/crawlkit/robots/parser"
 )
 
-// The memory bounds of parsing (DESIGN.md, performance targets): parsing
+// The memory bounds of parsing (README, "Performance"): parsing
 // and compiling allocate at most 4 times the input for blank or junk input
 // and 8 times for rule-dense input, and the Robots and the Matcher keep at
 // most 6 times. Of that, Parse allocates about what the Robots it returns

@@ -327,7 +327,7 @@ func TestSitemaps(t *testing.T) {
 // rules, its lines that have none yet; the first that binds to a line
 // holds. Rules still group as RFC 9309 §2.1 says. The shapes are those of
 // the peers' test suites (crawler-commons, robots-parser, texting_robots,
-// reppy, CPython's robotparser) and DESIGN's examples.
+// reppy, CPython's robotparser) and the README's examples.
 func TestCrawlDelayBinding(t *testing.T) {
 	type delays map[string]time.Duration // user-agent value -> its delay
 	for _, tt := range []struct {
@@ -335,9 +335,9 @@ func TestCrawlDelayBinding(t *testing.T) {
 		want       delays
 		groups     int
 	}{
-		{"DESIGN: each run its own", "User-agent: a\nCrawl-delay: 1\nUser-agent: b\nCrawl-delay: 2\nDisallow: /x\n",
+		{"design: each run its own", "User-agent: a\nCrawl-delay: 1\nUser-agent: b\nCrawl-delay: 2\nDisallow: /x\n",
 			delays{"a": time.Second, "b": 2 * time.Second}, 1},
-		{"DESIGN: not the lines after it", "User-agent: foobot\nCrawl-delay: 20\nUser-agent: *\nDisallow: /baz\n",
+		{"design: not the lines after it", "User-agent: foobot\nCrawl-delay: 20\nUser-agent: *\nDisallow: /baz\n",
 			delays{"foobot": 20 * time.Second, "*": 0}, 1},
 		{"bingbot and msnbot, a blank line between", "User-agent: bingbot\nCrawl-delay: 1\n\nUser-agent: msnbot\nCrawl-delay: 2\n",
 			delays{"bingbot": time.Second, "msnbot": 2 * time.Second}, 1},

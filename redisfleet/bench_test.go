@@ -95,7 +95,7 @@ func BenchmarkHit(b *testing.B) {
 // loopback origin with no latency added (the worst case for the
 // difference). Once three failures have opened the breaker (before the
 // timer starts), the dead fleet costs a probe per interval, on one
-// goroutine: the two must answer at close rates (DESIGN: at least half).
+// goroutine: the two must answer at close rates (by design: at least half).
 func BenchmarkDeadRedis(b *testing.B) {
 	srv := redistest.Start(b)
 	rdb := srv.Client(b)

@@ -37,7 +37,7 @@ func usedMemory(t testing.TB, rdb redis.UniversalClient) int64 {
 // What Redis holds per authority at the corpus's mix: the mean growth of
 // used_memory over 10,640 authorities, the 2,661 corpus files four times
 // over under distinct host names, with the headers a real response carries;
-// every key expiring. DESIGN: at most 1 KB. The README's sizing figures come
+// every key expiring. By design: at most 1 KB. The README's sizing figures come
 // from here (go test -v -run TestMemoryPerAuthority).
 func TestMemoryPerAuthority(t *testing.T) {
 	recs := corpusRecords(t, 1)

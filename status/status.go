@@ -3,7 +3,7 @@
 // copy held; and when the server asked to be left alone, until when.
 //
 // Classify is a pure function of a fetch.Result and the current time. It
-// implements the table "Fetching and status" of the project's DESIGN.md,
+// implements the table "Fetching and status" of the README,
 // after RFC 9309 §2.3.1 and Google's interpretation:
 //
 //   - 2xx: the rules of the body (Rules); 204 or an empty body: AllowAll.
@@ -62,7 +62,7 @@ func (v Verdict) String() string {
 	return "Verdict(" + strconv.Itoa(int(v)) + ")"
 }
 
-// Class says which row of the DESIGN table a fetch fell in: what the cache
+// Class says which row of the README's status table a fetch fell in: what the cache
 // layer needs to know beyond the verdict.
 type Class uint8
 
@@ -119,7 +119,7 @@ const (
 type Outcome struct {
 	// Verdict is what the crawler is to do.
 	Verdict Verdict
-	// Class is the row of the DESIGN table the fetch fell in: what the
+	// Class is the row of the README's status table the fetch fell in: what the
 	// cache layer needs to know beyond the verdict.
 	Class Class
 

@@ -21,7 +21,7 @@ func failure(c fetch.Class, code int) *fetch.Result {
 	return &fetch.Result{StatusCode: code, Err: &fetch.Error{Class: c, Op: "GET", URL: "http://example.com/robots.txt", Err: errors.New("cause")}}
 }
 
-// One case per row of DESIGN.md's table "Fetching and status", as far as a
+// One case per row of the README's table "Fetching and status", as far as a
 // single fetch decides it; the rows about memory across fetches are the
 // cache's.
 func TestClassify(t *testing.T) {
@@ -114,7 +114,7 @@ func TestDisallowOnAuthError(t *testing.T) {
 	}
 }
 
-// RFC 9110 §10.2.3: Retry-After is delay-seconds or an HTTP-date. DESIGN.md:
+// RFC 9110 §10.2.3: Retry-After is delay-seconds or an HTTP-date. By design:
 // clamped to [1 min, 24 h].
 func TestRetryAfter(t *testing.T) {
 	tests := []struct {

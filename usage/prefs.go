@@ -166,6 +166,17 @@ func (p Prefs) String() string {
 // any says No, else Yes if any says Yes, else Unknown (vocab-07 §5.1). It is
 // how statements from different places (robots.txt and the header, or rules
 // of equal length) are combined.
+//
+// Combine never weakens a No, but what it is given may already have lost
+// one. Five readings turn an n as written into Yes or Unknown before
+// Combine sees it: a later value of the same label in one statement wins
+// (and FromHeader reads all of a header's lines as one statement, RFC 9651
+// §4.2); a syntax error anywhere, an empty header line included, makes
+// every label Unknown; a value other than the token n ("no", "N", a string)
+// is Unknown; robots.txt's longest matching rule is the whole statement, so
+// a label it omits is Unknown though a shorter rule says n; and a URL
+// robots.txt disallows has no preferences from it. client.Usage lists them
+// with examples.
 func Combine(ps ...Prefs) Prefs {
 	var out Prefs
 	extras := 0

@@ -50,7 +50,7 @@ const defaultAgent = "robots-cli"
 
 func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("check", checkUsage, stderr)
-	agent := fs.String("agent", defaultAgent, "the crawler's product token (letters, '_' and '-'); the groups naming it apply, else the \"*\" groups")
+	agent := fs.String("agent", defaultAgent, "the crawler's name (such as ExampleBot or MJ12bot); the groups naming it apply, else the \"*\" groups")
 	file := fs.String("file", "", "decide against this local robots.txt instead of fetching each site's")
 	asJSON := fs.Bool("json", false, "print one JSON object per URL (JSON Lines) instead of text")
 	ua, timeout := fetchFlags(fs)

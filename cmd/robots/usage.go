@@ -59,7 +59,7 @@ func (h *headerFlags) Set(line string) error {
 
 func runUsage(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("usage", usageCmdUsage, stderr)
-	agent := fs.String("agent", defaultAgent, "the crawler's product token (letters, '_' and '-'); the groups naming it apply, else the \"*\" groups")
+	agent := fs.String("agent", defaultAgent, "the crawler's name (such as ExampleBot or MJ12bot); the groups naming it apply, else the \"*\" groups")
 	file := fs.String("file", "", "read this local robots.txt instead of fetching the site's")
 	var headers headerFlags
 	fs.Var(&headers, "header", "a Content-Usage field line of the response, such as 'Content-Usage: train-ai=n'; repeat for several lines")
@@ -95,7 +95,7 @@ func runUsage(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		errorf(stderr, "usage", "%s: %s", rawURL, invalid(err))
 		return exitError
 	}
-	sig, err := rc.Signal(ctx, u) // the file Check fetched: no second fetch
+	sig, sigRec, err := rc.Signal(ctx, u) // the file Check fetched: no second fetch
 	if err != nil {
 		errorf(stderr, "usage", "%s: %s", rawURL, invalid(err))
 		return exitError
@@ -135,7 +135,7 @@ func runUsage(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		row("preferences", fromRobots)
 	}
 	if sig != (usage.Signal{}) {
-		row("Content-Signal", sig.String()+" (Cloudflare's record, not AIPREF: not combined with Content-Usage)")
+		row("Content-Signal", fmt.Sprintf("line %d: %s (Cloudflare's record, not AIPREF: not combined with Content-Usage)", sigRec.Line, sig))
 	}
 	tw.Flush()
 	if !d.Allowed {

@@ -58,7 +58,7 @@ func rows(t *testing.T, out string) [][2]string {
 func TestUsageFile(t *testing.T) {
 	f := filepath.Join(t.TempDir(), "robots.txt")
 	require.NoError(t, os.WriteFile(f, []byte(usageRobots), 0o644))
-	const signal = "search=yes, ai-train=no (Cloudflare's record, not AIPREF: not combined with Content-Usage)"
+	const signal = "line 6: search=yes, ai-train=no (Cloudflare's record, not AIPREF: not combined with Content-Usage)"
 	type row = [2]string
 	tests := []struct {
 		name string
@@ -245,7 +245,7 @@ func TestUsageNetwork(t *testing.T) {
 			"verdict":        "ALLOWED: line 2: Allow: /",
 			"Content-Usage":  "line 5: Content-Usage: /ai-ok/ train-ai=y",
 			"preferences":    "train-ai=y (search, ai-use unknown)",
-			"Content-Signal": "search=yes, ai-train=no (Cloudflare's record, not AIPREF: not combined with Content-Usage)",
+			"Content-Signal": "line 6: search=yes, ai-train=no (Cloudflare's record, not AIPREF: not combined with Content-Usage)",
 		}, nil},
 		{"disallowed", []string{"-agent", "OtherBot", ok.URL + "/never/page"}, 1, map[string]string{
 			"verdict":       "DISALLOWED: line 3: Disallow: /never/",

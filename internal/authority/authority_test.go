@@ -21,16 +21,16 @@ var parseTests = []struct {
 	{"fragment right after host", "http://example.com#x/y", "http://example.com", "/"},
 	{"empty query kept", "http://example.com/a?", "http://example.com", "/a?"},
 
-	// DESIGN.md: lowercase scheme; ASCII hosts lowercased by hand.
+	// By design: lowercase scheme; ASCII hosts lowercased by hand.
 	{"uppercase scheme and host", "HTTPS://Example.COM/Path", "https://example.com", "/Path"},
 	{"mixed-case scheme", "hTtP://example.com/", "http://example.com", "/"},
-	// DESIGN.md: the IDNA lookup profile rejects '_'; ASCII hosts do not go through it.
+	// By design: the IDNA lookup profile rejects '_'; ASCII hosts do not go through it.
 	{"underscore", "https://my_host.example.com/", "https://my_host.example.com", "/"},
 	{"underscore uppercase", "https://My_Host.Example.com/", "https://my_host.example.com", "/"},
 	{"hyphens in positions 3-4", "https://r3---sn-apo3qvuoxuxbt-j5pe.googlevideo.com/", "https://r3---sn-apo3qvuoxuxbt-j5pe.googlevideo.com", "/"},
 	{"sub-delims in reg-name", "http://a!$&'()*+,;=~b/", "http://a!$&'()*+,;=~b", "/"},
 
-	// DESIGN.md: one trailing dot dropped.
+	// By design: one trailing dot dropped.
 	{"trailing dot", "https://example.com./x", "https://example.com", "/x"},
 	{"trailing dot and port", "https://example.com.:8443/x", "https://example.com:8443", "/x"},
 
@@ -45,7 +45,7 @@ var parseTests = []struct {
 	{"leading zeros other port", "http://example.com:08080/", "http://example.com:8080", "/"},
 	{"highest port", "http://example.com:65535/", "http://example.com:65535", "/"},
 
-	// DESIGN.md: userinfo dropped.
+	// By design: userinfo dropped.
 	{"userinfo", "https://user:pass@example.com/x", "https://example.com", "/x"},
 	{"empty userinfo", "https://@example.com/x", "https://example.com", "/x"},
 	{"at sign in userinfo", "https://a@b@Example.com/", "https://example.com", "/"},
@@ -95,7 +95,7 @@ func TestParse(t *testing.T) {
 	}
 }
 
-// A URL is valid exactly when net/url accepts it (DESIGN: bad input): each of
+// A URL is valid exactly when net/url accepts it (by design: bad input): each of
 // these, which net/url refuses, Parse keyed as evil.test before, so that a
 // check of it fetched evil.test's robots.txt and answered with its rules.
 func TestParseRefusesWhatNetURLRefuses(t *testing.T) {

@@ -57,7 +57,7 @@ func TestSplitPath(t *testing.T) {
 }
 
 // Split costs no allocation for any shape of URL once its authority has
-// been seen: the hot path of a cache hit (DESIGN: performance targets).
+// been seen: the hot path of a cache hit (README, "Performance").
 func TestSplitAllocs(t *testing.T) {
 	var m Memo
 	for _, in := range []string{

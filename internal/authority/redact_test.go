@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// DESIGN: errors never carry a URL's password.
+// By design: errors never carry a URL's password.
 func TestRedact(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"https://user:secret@example.com/x", "https://user:xxxxx@example.com/x"},

@@ -45,7 +45,7 @@ func next(held *cache.Record, r *fetch.Result, at time.Time) *cache.Record {
 	return policy.Next(key, held, r, classify(r, at), at)
 }
 
-// DESIGN.md "Fetching and status", the freshness column.
+// README, "Fetching and status", the freshness column.
 func TestNextGood(t *testing.T) {
 	res := result(200, "User-agent: *\nDisallow: /x\n", "Cache-Control", "max-age=600", "ETag", `"v1"`, "Set-Cookie", "a=b")
 	res.Redirects = []fetch.Hop{{URL: key + "/old", StatusCode: 301, Location: "/robots.txt"}}
@@ -114,7 +114,7 @@ func TestNext304(t *testing.T) {
 	})
 }
 
-// RFC 9309 §2.3.1.4 and DESIGN.md: failures back off, the outage keeps its
+// RFC 9309 §2.3.1.4, and by design: failures back off, the outage keeps its
 // start and its good copy.
 func TestNextOutage(t *testing.T) {
 	good := next(nil, result(200, "User-agent: *\nDisallow: /x\n", "ETag", `"v1"`), now)

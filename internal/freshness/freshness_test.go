@@ -22,7 +22,7 @@ func header(kv ...string) http.Header {
 
 func httpDate(t time.Time) string { return t.UTC().Format(http.TimeFormat) }
 
-// DESIGN.md, "Fetching and status", freshness column; RFC 9111 §4.2 and
+// README, "Fetching and status", freshness column; RFC 9111 §4.2 and
 // RFC 9309 §2.4 (at most 24 hours).
 func TestLifetimeOf(t *testing.T) {
 	const minTTL = time.Minute
