@@ -39,6 +39,9 @@ var allowedImports = map[string][]string{
 	".": {"parser", "matcher", "usage", "fetch", "status", "cache", "internal/engine", "internal/freshness",
 		"internal/authority", "internal/urlpath", "internal/bypass"},
 	"client": {".", "usage", "internal/bypass", "internal/urlpath"},
+	// The test site judges crawlers by the parser and matcher alone, so
+	// that its verdicts are the library's, not the Client's caching.
+	"robotstest": {"parser", "matcher"},
 	// The command uses the public API only, so that what it prints is what
 	// a crawler using the library gets, and the pure freshness rules the
 	// Client computes lifetimes with, to explain one.
