@@ -49,6 +49,8 @@ func TestAsOneFetchServesAgentSets(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"SearchBot"}, search.Agents())
 	assert.Equal(t, []string{"ExampleBot"}, rc.Agents(), "the default agents are unchanged")
+	assert.Equal(t, "ExampleBot/1.0", search.UserAgent(), "a view sends its Client's User-Agent")
+	assert.Empty(t, new(robots.Client).UserAgent(), "a Client not made by New has none")
 	ctx := context.Background()
 
 	// Allowed and Check: each its own group.

@@ -42,6 +42,7 @@ type Client struct {
 // fetches, their politeness, the fleet, the counts and the options.
 type core struct {
 	keys      authority.Memo // keys of authorities not written canonically
+	userAgent string         // Options.UserAgent
 	ownAgents []string       // Options' crawler names, which the cache's values are compiled for
 	ownSet    agentSet       // their canonical form
 	viewBytes int64          // what the rules of other agent sets may take per record (see As)
@@ -74,6 +75,7 @@ func New(o Options) (*Client, error) {
 		return nil, &Error{Op: "new", Err: err}
 	}
 	c := &core{
+		userAgent: o.UserAgent,
 		ownAgents: agents,
 		ownSet:    agentSetOf(agents),
 		viewBytes: o.cacheBytes() / viewShare,
@@ -114,6 +116,16 @@ func New(o Options) (*Client, error) {
 		Logger:     c.log,
 	})
 	return &Client{core: c, agents: agents}, nil
+}
+
+// UserAgent returns the User-Agent the Client sends with robots.txt
+// requests: its Options.UserAgent, shared by the Clients As makes.
+// client.Transport sends it with page requests that carry none.
+func (c *Client) UserAgent() string {
+	if !c.made() {
+		return ""
+	}
+	return c.core.userAgent
 }
 
 // Agents returns the names the Client obeys robots.txt groups for:

@@ -11,6 +11,11 @@
 // the robots.Client itself, so wrapping the very client that fetches
 // robots.txt cannot recurse.
 //
+// A request that carries no User-Agent header of its own is sent with the
+// robots.Client's (robots.Options.UserAgent), so that the crawler
+// identifies itself on its pages as on robots.txt, where Go would send
+// "Go-http-client/1.1"; one that sets its own, even empty, keeps it.
+//
 // Non-goals: crawl-delay or rate limiting (see robots.Client.CrawlDelay),
 // and robots meta tags or X-Robots-Tag headers, which govern indexing, not
 // fetching.
@@ -25,9 +30,10 @@ import (
 )
 
 // Transport is an http.RoundTripper that sends a request through Base only
-// if Robots allows its URL. It keeps the RoundTripper contract: it does not
-// modify the request, closes its body when it does not send it, and is safe
-// for concurrent use.
+// if Robots allows its URL, with Robots' User-Agent when the request has
+// none. It keeps the RoundTripper contract: it does not modify the request
+// (it sends a copy to add the User-Agent), closes its body when it does not
+// send it, and is safe for concurrent use.
 type Transport struct {
 	// Base sends the requests that are allowed. Nil means
 	// http.DefaultTransport.
@@ -49,7 +55,8 @@ var errNoRobots = errors.New("client: Transport.Robots is nil: nothing to check 
 // robots.ErrDisallowed) holds, and the server never sees the request. When
 // robots.txt cannot be consulted (the request's context ends first, its URL
 // is not http(s), or Robots is nil), the error says so, as a *robots.Error.
-// No error quotes the URL's password.
+// No error quotes the URL's password. A request sent without a User-Agent
+// header is sent as a copy with Robots.UserAgent().
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if bypass.Is(req.Context()) {
 		return t.base().RoundTrip(req) // the robots.Client's own fetch
@@ -71,7 +78,24 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		closeBody(req)
 		return nil, &robots.Error{Op: "round-trip", URL: req.URL.Redacted(), Err: robots.ErrDisallowed}
 	}
-	return t.base().RoundTrip(req)
+	return t.base().RoundTrip(identified(req, t.Robots.UserAgent()))
+}
+
+// identified returns req, or, when it has no User-Agent header, a copy of
+// it that sends ua: a RoundTripper may not modify the request it is given.
+// A header present but empty is the caller's choice (Go then sends none)
+// and is kept.
+func identified(req *http.Request, ua string) *http.Request {
+	if _, ok := req.Header["User-Agent"]; ok || ua == "" {
+		return req
+	}
+	r := *req
+	r.Header = req.Header.Clone()
+	if r.Header == nil {
+		r.Header = make(http.Header, 1)
+	}
+	r.Header["User-Agent"] = []string{ua}
+	return &r
 }
 
 // CloseIdleConnections closes the idle connections of Base (of

@@ -356,3 +356,72 @@ func TestNoRobotsClient(t *testing.T) {
 	}
 	assert.Empty(t, s.asked(), "nothing was sent")
 }
+
+// A page request that names no User-Agent is sent with the crawler's
+// (robots.Options.UserAgent), on every hop of a redirect, as robots.txt
+// is; one that names its own keeps it, even an empty one. The request the
+// caller made is not changed (the RoundTripper contract).
+func TestPagesCarryTheCrawlersUserAgent(t *testing.T) {
+	const crawler = "TestBot/1.0"
+	var mu sync.Mutex
+	seen := map[string][]string{} // path → User-Agent values sent
+	s := newServer(t, "User-agent: *\nDisallow: /private\n", func(w http.ResponseWriter, r *http.Request) bool {
+		mu.Lock()
+		seen[r.URL.Path] = append(seen[r.URL.Path], r.Header.Values("User-Agent")...)
+		mu.Unlock()
+		if r.URL.Path == "/moved" {
+			http.Redirect(w, r, "/target", http.StatusFound)
+			return true
+		}
+		return false
+	})
+	base := &http.Client{Transport: transport(t)}
+	hc := client.Wrap(base, newRobots(t, base))
+	get := func(path string, header ...string) {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodGet, s.URL+path, nil)
+		require.NoError(t, err)
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header[header[i]] = []string{header[i+1]}
+		}
+		before := req.Header.Clone()
+		resp, err := hc.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, before, req.Header, "the caller's request is not changed")
+	}
+	get("/plain")
+	get("/own", "User-Agent", "Custom/2.0")
+	get("/empty", "User-Agent", "")
+	get("/moved")
+
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []string{crawler}, seen["/robots.txt"])
+	assert.Equal(t, []string{crawler}, seen["/plain"], "Go would have sent Go-http-client/1.1")
+	assert.Equal(t, []string{"Custom/2.0"}, seen["/own"])
+	assert.Empty(t, seen["/empty"], "an empty User-Agent is the caller's choice: none is sent")
+	assert.Equal(t, []string{crawler}, seen["/moved"])
+	assert.Equal(t, []string{crawler}, seen["/target"], "the redirect's hop too")
+}
+
+// A Transport used directly, without Wrap, identifies the crawler too.
+func TestTransportIdentifiesTheCrawler(t *testing.T) {
+	var got atomic.Value
+	s := newServer(t, "", func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path == "/page" {
+			got.Store(r.UserAgent())
+		}
+		return false
+	})
+	base := &http.Client{Transport: transport(t)}
+	rt := &client.Transport{Base: base.Transport, Robots: newRobots(t, base)}
+	req, err := http.NewRequest(http.MethodGet, s.URL+"/page", nil)
+	require.NoError(t, err)
+	req.Header = nil // a RoundTripper may be given a request without a header map
+	resp, err := rt.RoundTrip(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, "TestBot/1.0", got.Load())
+	assert.Nil(t, req.Header, "the caller's request is not changed")
+}
