@@ -174,7 +174,7 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 			sz.add(rl.Pattern, rl.Allow)
 		}
 	}
-	m.agents, m.agentText = compileAgents(groups, nagents, agentText)
+	m.agents, m.agentText, m.delays = compileAgents(groups, nagents, agentText)
 	m.rules = make([]rule, 0, sz.rules)
 	text := make([]byte, 0, sz.text)
 	entries := make([]entry, 0, sz.patterns)
@@ -307,21 +307,29 @@ type agentLine struct {
 }
 
 // compileAgents returns the user-agent lines of groups, n lines of size
-// octets of values, and their values, all in one string.
-func compileAgents(groups []*parser.Group, n, size int) ([]agentLine, string) {
+// octets of values; their values, all in one string; and their
+// Crawl-delays, nil when none has one (most files).
+func compileAgents(groups []*parser.Group, n, size int) ([]agentLine, string, []time.Duration) {
 	if n == 0 {
-		return nil, ""
+		return nil, "", nil
 	}
 	var b strings.Builder
 	b.Grow(size)
 	agents := make([]agentLine, 0, n)
+	var delays []time.Duration
 	for _, g := range groups {
 		for _, a := range g.Agents {
+			if a.CrawlDelay != 0 && delays == nil {
+				delays = make([]time.Duration, len(agents), n)
+			}
+			if delays != nil {
+				delays = append(delays, a.CrawlDelay)
+			}
 			agents = append(agents, agentLine{span{uint32(b.Len()), uint32(len(a.Value))}, int32(min(max(a.Line, 0), 1<<31-1))})
 			b.WriteString(a.Value)
 		}
 	}
-	return agents, b.String()
+	return agents, b.String(), delays
 }
 
 // selectGroups returns the groups that name one of the agents, or, when none

@@ -53,9 +53,10 @@ type Matcher struct {
 	// pattern always beats, has none.
 	rules []rule
 
-	agents     []agentLine // the user-agent lines of the selected groups
-	agentText  string      // their values
-	groups     int         // number of selected groups
+	agents     []agentLine     // the user-agent lines of the selected groups
+	agentText  string          // their values
+	delays     []time.Duration // their Crawl-delays, by index of agents; nil when none has one
+	groups     int             // number of selected groups
 	crawlDelay time.Duration
 
 	usage        *usageRules // the Content-Usage rules of the selected groups; nil for none
@@ -207,7 +208,8 @@ func MatchOnce(r *parser.Robots, path string, agents ...string) Result {
 }
 
 // Agents returns the user-agent lines of the groups that apply to the
-// crawler, in file order; none when no group applies.
+// crawler, in file order, each with the Crawl-delay bound to it, as the
+// parser reads it; none when no group applies.
 func (m *Matcher) Agents() []parser.Agent {
 	if len(m.agents) == 0 {
 		return nil
@@ -215,6 +217,9 @@ func (m *Matcher) Agents() []parser.Agent {
 	agents := make([]parser.Agent, len(m.agents))
 	for i, a := range m.agents {
 		agents[i] = parser.Agent{Value: a.value.in(m.agentText), Line: int(a.line)}
+		if m.delays != nil {
+			agents[i].CrawlDelay = m.delays[i]
+		}
 	}
 	return agents
 }
@@ -226,6 +231,7 @@ func (m *Matcher) Size() int64 {
 	n := int64(unsafe.Sizeof(*m)) + m.set.size()
 	n += int64(cap(m.rules)) * int64(unsafe.Sizeof(rule{}))
 	n += int64(cap(m.agents))*int64(unsafe.Sizeof(agentLine{})) + int64(len(m.agentText))
+	n += int64(cap(m.delays)) * int64(unsafe.Sizeof(time.Duration(0)))
 	n += int64(len(m.signalRecord.Value))
 	return n + m.usage.size()
 }

@@ -247,7 +247,21 @@ func TestCrawlDelayOfTheCrawler(t *testing.T) {
 		{"User-agent: *\nCrawl-delay: 4\nUser-agent: x\nDisallow: /\n", "y", 4 * time.Second},
 	} {
 		r := parser.Parse([]byte(tt.body))
-		assert.Equal(t, tt.want, matcher.Compile(r, tt.agent).CrawlDelay(), "%q for %s", tt.body, tt.agent)
+		m := matcher.Compile(r, tt.agent)
+		assert.Equal(t, tt.want, m.CrawlDelay(), "%q for %s", tt.body, tt.agent)
+		// Agents reports each line with its own Crawl-delay, as the
+		// parser reads it.
+		var want []parser.Agent
+		for _, g := range r.Groups {
+			for _, a := range g.Agents {
+				for _, b := range m.Agents() {
+					if b.Line == a.Line {
+						want = append(want, a)
+					}
+				}
+			}
+		}
+		assert.Equal(t, want, m.Agents(), "%q for %s", tt.body, tt.agent)
 	}
 }
 
