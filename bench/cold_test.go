@@ -1,0 +1,141 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jimsmart/grobotstxt"
+
+	"github.com/crawlkit/robots"
+	"github.com/crawlkit/robots/internal/benchdata"
+)
+
+// corpusSite answers /robots.txt of host "h<i>.example" with corpus file
+// i, in memory, with the headers a real server sends (a Date, validators,
+// a lifetime), so that a cold authority costs what it costs a crawler less
+// the network.
+type corpusSite struct {
+	files [][]byte
+	date  string
+}
+
+func (s *corpusSite) RoundTrip(req *http.Request) (*http.Response, error) {
+	host := req.URL.Hostname()
+	i, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(host, "h"), ".example"))
+	if err != nil || i < 0 || i >= len(s.files) {
+		return &http.Response{StatusCode: http.StatusNotFound, Body: http.NoBody, Header: http.Header{}, Request: req}, nil
+	}
+	h := http.Header{
+		"Content-Type":  {"text/plain"},
+		"Date":          {s.date},
+		"Cache-Control": {"max-age=86400"},
+		"Etag":          {`"` + strconv.Itoa(i) + `-5f2e8c1d"`},
+		"Last-Modified": {"Mon, 02 Nov 2026 10:00:00 GMT"},
+	}
+	return &http.Response{
+		StatusCode:    http.StatusOK,
+		Status:        "200 OK",
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        h,
+		ContentLength: int64(len(s.files[i])),
+		Body:          io.NopCloser(bytes.NewReader(s.files[i])),
+		Request:       req,
+	}, nil
+}
+
+// BenchmarkColdAuthority is what a crawler pays per authority it meets for
+// the first time: one op asks one question of each of the 2,661 corpus
+// files, each at an authority of its own, through an in-memory transport
+// (no network is timed). For robots that is the fetch machinery,
+// classification, parse, compile, store and answer, into a Client that
+// keeps it all; it reports µs/authority, the bytes the Client counts per
+// authority (Stats.Bytes) and the live heap it holds per authority. For
+// grobotstxt it is parsing the same bodies to answer the same question
+// once, keeping nothing: the floor a cold path is measured against.
+func BenchmarkColdAuthority(b *testing.B) {
+	files, total := benchdata.Corpus()
+	if files == nil {
+		b.Skip("corpus not found")
+	}
+	urls := make([]string, len(files))
+	for i := range files {
+		urls[i] = "https://h" + strconv.Itoa(i) + ".example/some/page?q=1"
+	}
+	perAuthority := func(b *testing.B, d time.Duration) {
+		b.ReportMetric(float64(d.Microseconds())/float64(b.N*len(files)), "µs/authority")
+	}
+
+	b.Run("lib=robots", func(b *testing.B) {
+		site := &corpusSite{files: files, date: time.Now().UTC().Format(http.TimeFormat)}
+		ctx := context.Background()
+		b.SetBytes(int64(total))
+		b.ReportAllocs()
+		var counted, heap int64
+		var inLoop time.Duration
+		for b.Loop() {
+			rc, err := robots.New(robots.Options{
+				UserAgent:  "ExampleBot/1.0 (+https://example.com/bot)",
+				HTTPClient: &http.Client{Transport: site},
+				CacheBytes: 1 << 40, // keep every authority: their cost is the measure
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			before := liveHeap()
+			t0 := time.Now()
+			for _, u := range urls {
+				if _, err := rc.Allowed(ctx, u); err != nil {
+					b.Fatal(err)
+				}
+			}
+			inLoop += time.Since(t0)
+			b.StopTimer()
+			st := rc.Stats()
+			if st.Entries != len(files) || st.Fetches != uint64(len(files)) {
+				b.Fatalf("%d entries after %d fetches, want %d of each", st.Entries, st.Fetches, len(files))
+			}
+			counted, heap = st.Bytes, liveHeap()-before
+			runtime.KeepAlive(rc)
+			b.StartTimer()
+		}
+		perAuthority(b, inLoop)
+		b.ReportMetric(float64(counted)/float64(len(files)), "B/authority")
+		b.ReportMetric(float64(heap)/float64(len(files)), "heap-B/authority")
+	})
+
+	b.Run("lib=grobotstxt", func(b *testing.B) {
+		strs := make([]string, len(files))
+		for i, f := range files {
+			strs[i] = string(f)
+		}
+		b.SetBytes(int64(total))
+		b.ReportAllocs()
+		var inLoop time.Duration
+		for b.Loop() {
+			t0 := time.Now()
+			for i, s := range strs {
+				grobotstxt.AgentAllowed(s, "ExampleBot", urls[i])
+			}
+			inLoop += time.Since(t0)
+		}
+		perAuthority(b, inLoop)
+	})
+}
+
+// liveHeap returns the bytes of live heap objects after a full collection.
+func liveHeap() int64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
+}
