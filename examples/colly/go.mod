@@ -4,10 +4,14 @@ go 1.26.0
 
 replace github.com/crawlkit/robots => ../..
 
+replace github.com/crawlkit/robots/robotscolly => ../../robotscolly
+
 require (
 	github.com/crawlkit/robots v0.0.0-00010101000000-000000000000
+	github.com/crawlkit/robots/robotscolly v0.0.0-00010101000000-000000000000
 	github.com/gocolly/colly/v2 v2.3.0
 	github.com/stretchr/testify v1.12.1
+	go.uber.org/goleak v1.3.0
 )
 
 require (

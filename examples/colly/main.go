@@ -6,9 +6,10 @@
 //	go run . https://example.com/
 //	go run . -agent ExampleBot -max 100 -proxy http://127.0.0.1:3128 https://example.com/
 //
-// It prints a line per page fetched or refused. The wiring is Guard, in
-// guard.go: copy it into a crawler of your own. This is a separate module,
-// so that the library itself does not depend on Colly.
+// It prints a line per page fetched or refused. The wiring is
+// robotscolly.Guard (github.com/crawlkit/robots/robotscolly): import it
+// into a crawler of your own. This is a separate module, so that the
+// library itself does not depend on Colly.
 package main
 
 import (
@@ -22,8 +23,10 @@ import (
 	"os/signal"
 	"sync"
 
-	"github.com/crawlkit/robots"
 	"github.com/gocolly/colly/v2"
+
+	"github.com/crawlkit/robots"
+	"github.com/crawlkit/robots/robotscolly"
 )
 
 func main() {
@@ -34,10 +37,10 @@ func main() {
 
 // config is what a crawl needs besides its start URL.
 type config struct {
-	agent    string // the product token robots.txt groups are matched against
-	maxPages int    // stop after this many requests
-	proxy    string // send page requests through this proxy, when set
-	guard    *Guard // its Robots is set by crawl; nil means a Guard with the defaults
+	agent    string             // the product token robots.txt groups are matched against
+	maxPages int                // stop after this many requests
+	proxy    string             // send page requests through this proxy, when set
+	guard    *robotscolly.Guard // its Robots and Refused are set by crawl; nil means a Guard with the defaults
 }
 
 // run runs the command line args and returns the exit status.
@@ -90,20 +93,26 @@ func crawl(ctx context.Context, start string, cfg config, w io.Writer) error {
 	}
 	g := cfg.guard
 	if g == nil {
-		g = &Guard{}
+		g = &robotscolly.Guard{}
 	}
 	g.Robots = rc
 	g.Refused = func(r *colly.Request, err error) {
+		// The URL refused: r's own, or where r was redirected.
+		refused := r.URL.String()
+		var re *robots.Error
+		if errors.As(err, &re) && re.URL != "" {
+			refused = re.URL
+		}
 		if errors.Is(err, robots.ErrDisallowed) {
-			say("disallowed %s\n", r.URL)
+			say("disallowed %s\n", refused)
 			return
 		}
-		say("unchecked  %s: %v\n", r.URL, err)
+		say("unchecked  %s: %v\n", refused, err)
 	}
-	g.Obey(c)
+	g.Obey(c) // first: the callbacks below see only what is sent
 
-	// After Obey, and it does not matter: the Guard is a callback, which a
-	// new transport does not replace.
+	// After Obey, and it does not matter: the Guard is callbacks and a
+	// redirect handler, which a new transport does not replace.
 	if cfg.proxy != "" {
 		if err := c.SetProxy(cfg.proxy); err != nil {
 			return err
@@ -117,6 +126,9 @@ func crawl(ctx context.Context, start string, cfg config, w io.Writer) error {
 		say("fetched    %s %d\n", r.Request.URL, r.StatusCode)
 	})
 	c.OnError(func(r *colly.Response, err error) {
+		if errors.Is(err, robots.ErrDisallowed) {
+			return // a redirect the Guard refused: Refused said so
+		}
 		say("failed     %s: %v\n", r.Request.URL, err)
 	})
 	if err := c.Visit(start); err != nil {
