@@ -104,7 +104,7 @@ func TestAllowedAndCheck(t *testing.T) {
 		Allowed:    false,
 		Reason:     robots.RuleMatched,
 		Rule:       parser.Rule{Pattern: "/private", Line: 3},
-		Agents:     []parser.Agent{{Value: "TestBot", Line: 1}},
+		Agents:     []parser.Agent{{Value: "TestBot", Line: 1, CrawlDelay: 2 * time.Second}},
 		RobotsURL:  s.URL + "/robots.txt",
 		FinalURL:   s.URL + "/robots.txt",
 		StatusCode: 200,
