@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/crawlkit/robots/fetch"
+	"github.com/crawlkit/robots/internal/urlpath"
 	"github.com/crawlkit/robots/matcher"
 	"github.com/crawlkit/robots/parser"
 	"github.com/crawlkit/robots/status"
@@ -25,8 +26,9 @@ Finds the problems in a robots.txt, for the people who write one: each line
 that crawlers read only leniently or not at all (misspelled keys, missing
 colons, rules before any User-agent, unknown keys, bad values, bytes that are
 not UTF-8, ...), rules that can never win because another rule always beats
-them, patterns that cannot match (not starting with / or *, or holding white
-space), records crawlers do not support (Noindex), a file longer than the
+them or states them already (in the same or another spelling: /a%62 is
+/ab), patterns that cannot match (not starting with / or *, or holding
+white space), records crawlers do not support (Noindex), a file longer than the
 500 KiB crawlers read, and HTML served as robots.txt. One line each:
 
   robots.txt:5: misspelling: "Dissallow" accepted as disallow — ...
@@ -372,17 +374,38 @@ func shadowed(g parser.Group) []finding {
 		if !anchored && (strings.HasSuffix(w.Pattern, "$") || w.Allow && strings.Contains(lastSegment(w.Pattern), "index.htm")) {
 			continue
 		}
-		why := "a longer rule matches every path this one matches"
-		switch {
-		case w.Pattern == a.Pattern && w.Allow == a.Allow:
-			why = "the same rule stands earlier"
-		case w.Pattern == a.Pattern:
-			why = "of an Allow and a Disallow of equal length, the Allow wins (RFC 9309 §2.2.2)"
-		}
-		fs = append(fs, finding{line: a.Line, kind: "never-wins",
-			msg: a.String() + " is always beaten by line " + strconv.Itoa(w.Line) + " (" + w.String() + ")", why: why})
+		fs = append(fs, neverWins(a, w))
 	}
 	return fs
+}
+
+// neverWins returns the finding of rule a, which never decides because w
+// wins wherever a matches.
+func neverWins(a, w parser.Rule) finding {
+	f := finding{line: a.Line, kind: "never-wins"}
+	canon := string(urlpath.AppendPattern(nil, a.Pattern))
+	same := canon == string(urlpath.AppendPattern(nil, w.Pattern))
+	switch {
+	case same && w.Allow == a.Allow && w.Pattern == a.Pattern:
+		f.msg = fmt.Sprintf("%s is the same rule as line %d; it never wins", a, w.Line)
+		f.why = "a rule written twice decides nothing the first does not: remove one of the two lines"
+	case same && w.Allow == a.Allow:
+		// Two spellings of one pattern, such as /a%62 and /ab: crawlers
+		// compare the canonical forms (RFC 9309 §2.2.2).
+		f.msg = fmt.Sprintf("%s is the same rule as line %d (%s; both read %s); it never wins", a, w.Line, w, canon)
+		f.why = "crawlers compare patterns percent-encoded, with escapes of letters, digits and -._~ decoded (RFC 9309 §2.2.2): remove one of the two lines"
+	case same:
+		f.msg = fmt.Sprintf("%s is always beaten by line %d (%s", a, w.Line, w)
+		if w.Pattern != a.Pattern {
+			f.msg += "; both read " + canon
+		}
+		f.msg += ")"
+		f.why = "of an Allow and a Disallow of equal length, the Allow wins (RFC 9309 §2.2.2)"
+	default:
+		f.msg = fmt.Sprintf("%s is always beaten by line %d (%s)", a, w.Line, w)
+		f.why = "a longer rule matches every path this one matches"
+	}
+	return f
 }
 
 func lastSegment(p string) string {

@@ -532,7 +532,7 @@ func TestLintFile(t *testing.T) {
 		"lint-example.txt:2: outside-group: ",
 		"lint-example.txt:5: misspelling: \"Dissallow\" accepted as disallow — ",
 		"lint-example.txt:6: missing-colon: ",
-		"lint-example.txt:8: never-wins: Disallow: /search is always beaten by line 7 (Disallow: /search) — the same rule stands earlier",
+		"lint-example.txt:8: never-wins: Disallow: /search is the same rule as line 7; it never wins — ",
 		"lint-example.txt:9: never-wins: Disallow: /account/ is always beaten by line 10 (Allow: /account/) — of an Allow and a Disallow of equal length, the Allow wins",
 		"lint-example.txt:11: never-wins: Disallow: /promo is always beaten by line 12 (Allow: /promo*) — a longer rule",
 		"lint-example.txt:13: never-matches: \"/Admin/ /Private/\" holds white space",
@@ -571,6 +571,8 @@ func TestShadowed(t *testing.T) {
 		{"index.html may be anchored", "Disallow: /a/\nAllow: /a/index.html", nil},
 		{"wildcard rules are not judged", "Disallow: /*a\nAllow: /*a*", nil},
 		{"escapes are the same rule", "Disallow: /%7Ea\nAllow: /~a", []int{2}},
+		{"an escaped slash is another rule", "Disallow: /a%2F\nDisallow: /a/", nil},
+		{"an escaped letter is the same rule", "Disallow: /a%62\nDisallow: /ab", []int{3}},
 		{"empty patterns match nothing", "Disallow:\nAllow:", nil},
 	}
 	for _, tt := range tests {
