@@ -44,7 +44,8 @@ a label (usage-duplicate), or holds a '*' where a path or label belongs
 (usage-wildcard). Cloudflare's Content-Signal records are checked apart
 (signal-...: unknown names, values other than yes and no, repeats,
 parameters, and what lenient readers tolerate). Past the first 10 problems
-of a value, and the parser's first 1000 warnings, it counts the rest.
+of a value, the parser's first 1000 warnings, and the first 1000 records
+crawlers do not support, it counts the rest.
 
 PATH is a local file; a URL (http or https) is fetched: the robots.txt of its
 site, or the URL itself when its path is /robots.txt. When the site has no
@@ -232,11 +233,7 @@ func lint(body []byte) []finding {
 			unlisted: n})
 	}
 	fs = append(fs, aipref...)
-	for _, o := range r.Other {
-		if why, ok := unsupported[strings.ToLower(o.Key)]; ok {
-			fs = append(fs, finding{line: o.Line, kind: "unsupported", msg: o.Key + " is not part of robots.txt", why: why})
-		}
-	}
+	fs = appendUnsupported(fs, body, r)
 	for _, g := range r.Groups {
 		for _, rl := range g.Rules {
 			switch {
@@ -256,6 +253,105 @@ func lint(body []byte) []finding {
 			why: "an HTML page holds no rules; serve a text/plain robots.txt"})
 	}
 	return fs
+}
+
+// maxUnsupported is how many records crawlers do not support (Noindex and
+// the like) lint lists; it counts the rest, so that a file of nothing else
+// costs a thousand lines of report, not one per line.
+const maxUnsupported = 1000
+
+// appendUnsupported appends to fs the records of body, parsed as r, that
+// crawlers do not support: the first maxUnsupported of them and a count of
+// the rest. The parser keeps only the first parser.MaxOther records it
+// does not interpret; past them, the lines that may hold one are parsed
+// again, apart from the others, which reads them as in the file: Noindex
+// and the like are records wherever they stand.
+func appendUnsupported(fs []finding, body []byte, r *parser.Robots) []finding {
+	listed, more, last := 0, 0, 0
+	add := func(o parser.Record) {
+		why, ok := unsupported[strings.ToLower(o.Key)]
+		if !ok {
+			return
+		}
+		if listed == maxUnsupported {
+			more++
+			return
+		}
+		listed++
+		last = o.Line
+		fs = append(fs, finding{line: o.Line, kind: "unsupported", msg: o.Key + " is not part of robots.txt", why: why})
+	}
+	for _, o := range r.Other {
+		add(o)
+	}
+	if r.OmittedOther > 0 {
+		// The lines that may hold one, parsed in batches of at most
+		// MaxOther lines, so that the parser keeps all their records. A
+		// line ending first: a byte order mark at the start of a line is
+		// then read as in the file's middle, where it spoils the key.
+		batch, nums := []byte{'\n'}, make([]int, 0, parser.MaxOther)
+		parse := func() {
+			for _, o := range parser.Parse(batch).Other {
+				o.Line = nums[o.Line-2]
+				add(o)
+			}
+			batch, nums = batch[:1], nums[:0]
+		}
+		from := r.Other[len(r.Other)-1].Line + 1
+		eachBodyLine(body, func(num int, line []byte) {
+			if num < from || !mayBeUnsupported(line) {
+				return
+			}
+			batch = append(append(batch, line...), '\n')
+			nums = append(nums, num)
+			if len(nums) == parser.MaxOther {
+				parse()
+			}
+		})
+		if len(nums) > 0 {
+			parse()
+		}
+	}
+	if more > 0 {
+		fs = append(fs, finding{line: last, kind: "more",
+			msg:      count(more, "more record") + " crawlers do not support on later lines, not listed",
+			why:      fmt.Sprintf("lint lists the first %d such records", maxUnsupported),
+			unlisted: more})
+	}
+	return fs
+}
+
+// mayBeUnsupported reports whether line holds, in any case, the key of a
+// record in unsupported.
+func mayBeUnsupported(line []byte) bool {
+	for i := 0; i+len("noindex") <= len(line); i++ {
+		if line[i]|0x20 != 'n' || line[i+1]|0x20 != 'o' {
+			continue
+		}
+		for k := range unsupported {
+			if i+len(k) <= len(line) && strings.EqualFold(string(line[i:i+len(k)]), k) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// eachBodyLine calls fn with each line of body and its 1-based number, as
+// the parser numbers them: lines end at LF, CR or CRLF.
+func eachBodyLine(body []byte, fn func(num int, line []byte)) {
+	for num := 1; ; num++ {
+		i := bytes.IndexAny(body, "\r\n")
+		if i < 0 {
+			fn(num, body)
+			return
+		}
+		fn(num, body[:i])
+		if body[i] == '\r' && i+1 < len(body) && body[i+1] == '\n' {
+			i++
+		}
+		body = body[i+1:]
+	}
 }
 
 // maxValueProblems is how many problems lint lists of one Content-Usage or

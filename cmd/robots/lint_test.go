@@ -1,10 +1,16 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/crawlkit/robots/parser"
 )
 
 // A rule that never wins is reported with what beats it: the same rule
@@ -57,5 +63,116 @@ func TestNeverWinsSays(t *testing.T) {
 			assert.Equal(t, tt.msg, fs[0].msg)
 			assert.Contains(t, fs[0].why, tt.why)
 		})
+	}
+}
+
+// unsupportedLines returns the lines of the unsupported findings of body,
+// and the count of a "more" finding that stands for others.
+func unsupportedLines(body string) (lines []int, more int) {
+	for _, f := range lint([]byte(body)) {
+		switch f.kind {
+		case "unsupported":
+			lines = append(lines, f.line)
+		case "more":
+			if strings.Contains(f.msg, "record") {
+				more += f.unlisted
+			}
+		}
+	}
+	return lines, more
+}
+
+// Noindex and the like are reported wherever they stand, past the first
+// parser.MaxOther records the parser keeps too: on each line where the
+// parser reads one, and nowhere else.
+func TestUnsupportedEveryRecord(t *testing.T) {
+	// Records the parser reads as Noindex, Nofollow or Noarchive, and lines
+	// that only look like them.
+	const tricky = "User-agent: *\n" +
+		"Noindex: /a\n" + // 2
+		"NOINDEX: /b\r\n" + // 3, CRLF
+		"nofollow /c\r" + // 4, no colon, CR
+		"Noarchive: /d # comment\n" + // 5
+		"Disallow: /noindex\n" + // 6: a rule
+		"# Noindex: /e\n" + // 7: a comment
+		"\xEF\xBB\xBFNoindex: /f\n" + // 8: a byte order mark spoils the key
+		"Noindexing: /g\n" + // 9: another key
+		"  noindex  :  /h  \n" + // 10
+		"Noindex: /i\x00x\n" + // 11, NUL
+		"Allow: /Noindex: /j\n" + // 12: a rule
+		"Noindex\n" + // 13: a key alone is no record
+		"Noindex:\n" // 14
+	want := []int{2, 3, 4, 5, 10, 11, 14}
+	lines, more := unsupportedLines(tricky)
+	require.Equal(t, want, lines, "the parser's reading, all records kept")
+	require.Zero(t, more)
+	others := len(parser.Parse([]byte(tricky)).Other)
+
+	tests := []struct {
+		name   string
+		filler string // a record the parser keeps in Other, but no Noindex
+		sep    string
+	}{
+		{"Host", "Host: example.com", "\n"},
+		{"unknown keys, CRLF", "X-Thing: y", "\r\n"},
+		{"Clean-param, CR", "Clean-param: ref /", "\r"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, n := range []int{parser.MaxOther - 1, parser.MaxOther, parser.MaxOther + 1, 3 * parser.MaxOther} {
+				body := strings.Repeat(tt.filler+tt.sep, n) + tricky
+				r := parser.Parse([]byte(body))
+				require.Equal(t, max(0, n+others-parser.MaxOther), r.OmittedOther, "records past the parser's first")
+				var shifted []int
+				for _, l := range want {
+					shifted = append(shifted, l+n)
+				}
+				lines, more := unsupportedLines(body)
+				assert.Equal(t, shifted, lines, "after %d records", n)
+				assert.Zero(t, more)
+			}
+		})
+	}
+}
+
+// Past the first maxUnsupported, lint counts the records crawlers do not
+// support; the total counts them too.
+func TestUnsupportedCounted(t *testing.T) {
+	dir := t.TempDir()
+	for _, extra := range []int{0, 1, 2 * parser.MaxOther} {
+		t.Run(fmt.Sprint(extra), func(t *testing.T) {
+			body := "User-agent: *\n" + strings.Repeat("Noindex: /x\n", maxUnsupported+extra)
+			lines, more := unsupportedLines(body)
+			require.Len(t, lines, maxUnsupported)
+			assert.Equal(t, extra, more)
+
+			f := filepath.Join(dir, "robots.txt")
+			require.NoError(t, os.WriteFile(f, []byte(body), 0o644))
+			code, stdout, stderr := runCmd(t, "", "lint", f)
+			assert.Equal(t, 1, code, stderr)
+			assert.Equal(t, maxUnsupported, strings.Count(stdout, ": unsupported: Noindex is not part of robots.txt"))
+			assertHas(t, stdout, fmt.Sprintf("robots.txt: %d problems\n", maxUnsupported+extra))
+			if extra > 0 {
+				assertHas(t, stdout, fmt.Sprintf("robots.txt:%d: more: %s crawlers do not support on later lines, not listed — lint lists the first %d such records\n",
+					maxUnsupported+1, count(extra, "more record"), maxUnsupported))
+			} else {
+				assert.NotContains(t, stdout, ": more: ")
+			}
+		})
+	}
+}
+
+// BenchmarkLintUnsupportedPastOther lints a 500 KiB file whose Noindex
+// records all stand past the parser's first parser.MaxOther records: each of
+// their lines is parsed on its own.
+func BenchmarkLintUnsupportedPastOther(b *testing.B) {
+	body := []byte(strings.Repeat("Host: x\n", parser.MaxOther))
+	for len(body) < maxBytes-len("noindex:/\n") {
+		body = append(body, "noindex:/\n"...)
+	}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		lint(body)
 	}
 }
