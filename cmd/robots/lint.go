@@ -29,7 +29,8 @@ not UTF-8, ...), rules that can never win because another rule always beats
 them or states them already (in the same or another spelling: /a%62 is
 /ab), patterns that cannot match (not starting with / or *, or holding
 white space), records crawlers do not support (Noindex), a file longer than the
-500 KiB crawlers read, and HTML served as robots.txt. One line each:
+500 KiB crawlers read, and HTML served as robots.txt (once, with the number
+of lines crawlers skip or misread, not a line each). One line each:
 
   robots.txt:5: misspelling: "Dissallow" accepted as disallow — ...
 
@@ -214,6 +215,35 @@ func lint(body []byte) []finding {
 	r := parser.Parse(body)
 	aipref, validated := aiprefFindings(r)
 	var fs []finding
+	if isHTML(body) {
+		// One finding for the page, not a warning for each of its lines.
+		fs = append(fs, htmlFinding(body, r))
+	} else {
+		fs = appendWarnings(fs, r, validated)
+	}
+	fs = append(fs, aipref...)
+	fs = appendUnsupported(fs, body, r)
+	for _, g := range r.Groups {
+		for _, rl := range g.Rules {
+			switch {
+			case rl.Pattern == "":
+			case rl.Pattern[0] != '/' && rl.Pattern[0] != '*':
+				fs = append(fs, finding{line: rl.Line, kind: "never-matches", msg: strconv.Quote(rl.Pattern) + " starts with neither / nor *",
+					why: "paths start with /, so this rule matches nothing"})
+			case strings.ContainsAny(rl.Pattern, " \t"):
+				fs = append(fs, finding{line: rl.Line, kind: "never-matches", msg: strconv.Quote(rl.Pattern) + " holds white space",
+					why: "one rule takes one pattern: write one line per path"})
+			}
+		}
+		fs = append(fs, shadowed(g)...)
+	}
+	return fs
+}
+
+// appendWarnings appends to fs the warnings of r, and a count of those it
+// did not keep. It leaves out the invalid-value warnings of the lines
+// aiprefFindings validated: it reports each problem of their values.
+func appendWarnings(fs []finding, r *parser.Robots, validated map[int]bool) []finding {
 	for _, w := range r.Warnings {
 		if w.Kind == parser.InvalidValue && validated[w.Line] {
 			continue // aipref reports each of the value's problems
@@ -232,27 +262,80 @@ func lint(body []byte) []finding {
 			why:      fmt.Sprintf("the parser keeps the first %d warnings of a file; fix these and lint again", parser.MaxWarnings),
 			unlisted: n})
 	}
-	fs = append(fs, aipref...)
-	fs = appendUnsupported(fs, body, r)
-	for _, g := range r.Groups {
-		for _, rl := range g.Rules {
-			switch {
-			case rl.Pattern == "":
-			case rl.Pattern[0] != '/' && rl.Pattern[0] != '*':
-				fs = append(fs, finding{line: rl.Line, kind: "never-matches", msg: strconv.Quote(rl.Pattern) + " starts with neither / nor *",
-					why: "paths start with /, so this rule matches nothing"})
-			case strings.ContainsAny(rl.Pattern, " \t"):
-				fs = append(fs, finding{line: rl.Line, kind: "never-matches", msg: strconv.Quote(rl.Pattern) + " holds white space",
-					why: "one rule takes one pattern: write one line per path"})
+	return fs
+}
+
+// htmlFinding reports body, parsed as r, as an HTML page, with the number
+// of its lines the parser warns about.
+func htmlFinding(body []byte, r *parser.Robots) finding {
+	f := finding{kind: "html", msg: "the file is an HTML page, not robots.txt",
+		why: "an HTML page holds no rules; serve a text/plain robots.txt"}
+	if n := warnedLines(body, r); n > 0 {
+		f.msg += fmt.Sprintf(": crawlers skip or misread %d of its lines", n)
+	}
+	return f
+}
+
+// linesPerRange is how many lines of a file warnedLines parses at once: few
+// enough that the parser keeps all their warnings (a line draws at most 7).
+const linesPerRange = parser.MaxWarnings / 10
+
+// warnedLines returns the number of lines of body, parsed as r, that the
+// parser warns about. Past the lines of the warnings r keeps, the rest of
+// body is parsed again, linesPerRange lines at a time, each range after a
+// user-agent line when the file has one before it, so that its rules and
+// records are read as in the file (a Crawl-delay that repeats one of the
+// range before goes unnoticed).
+func warnedLines(body []byte, r *parser.Robots) int {
+	n, last := 0, 0
+	for _, w := range r.Warnings {
+		if w.Line != last {
+			n, last = n+1, w.Line
+		}
+	}
+	if r.OmittedWarnings == 0 {
+		return n
+	}
+	from := last + 1
+	firstAgent := 0 // the line of the file's first user-agent line, if any
+	if len(r.Groups) > 0 {
+		firstAgent = r.Groups[0].Agents[0].Line
+	}
+	var batch []byte
+	lines := 0
+	parse := func() {
+		p := parser.Parse(batch)
+		prev := 0
+		for _, w := range p.Warnings {
+			if w.Line != prev && w.Line > 1 { // line 1 is the one added
+				n, prev = n+1, w.Line
 			}
 		}
-		fs = append(fs, shadowed(g)...)
+		lines = 0
 	}
-	if isHTML(body) {
-		fs = append(fs, finding{kind: "html", msg: "the file is an HTML page",
-			why: "an HTML page holds no rules; serve a text/plain robots.txt"})
+	eachBodyLine(body, func(num int, line []byte) {
+		if num < from {
+			return
+		}
+		if lines == 0 {
+			// A first line: a user-agent line, or an empty one, so that a
+			// byte order mark at the start of the range is read as in the
+			// file's middle.
+			batch = batch[:0]
+			if firstAgent > 0 && firstAgent < num {
+				batch = append(batch, "User-agent: lint"...)
+			}
+			batch = append(batch, '\n')
+		}
+		batch = append(append(batch, line...), '\n')
+		if lines++; lines == linesPerRange {
+			parse()
+		}
+	})
+	if lines > 0 {
+		parse()
 	}
-	return fs
+	return n
 }
 
 // maxUnsupported is how many records crawlers do not support (Noindex and
@@ -509,15 +592,19 @@ func lastSegment(p string) string {
 }
 
 // isHTML reports whether body looks like an HTML page: a doctype, html, head
-// or body tag near its start.
+// or body tag near its start, outside a robots.txt comment.
 func isHTML(body []byte) bool {
 	head := bytes.ToLower(body[:min(len(body), 1024)])
-	for _, tag := range []string{"<!doctype html", "<html", "<head", "<body"} {
-		if bytes.Contains(head, []byte(tag)) {
-			return true
+	found := false
+	eachBodyLine(head, func(_ int, line []byte) {
+		if i := bytes.IndexByte(line, '#'); i >= 0 {
+			line = line[:i] // "# <html> is not allowed here" is a comment
 		}
-	}
-	return false
+		for _, tag := range []string{"<!doctype html", "<html", "<head", "<body"} {
+			found = found || bytes.Contains(line, []byte(tag))
+		}
+	})
+	return found
 }
 
 // firstUnread returns the number of the first line crawlers do not read of

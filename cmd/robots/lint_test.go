@@ -176,3 +176,87 @@ func BenchmarkLintUnsupportedPastOther(b *testing.B) {
 		lint(body)
 	}
 }
+
+// An HTML page served as robots.txt is one problem: lint says so once, with
+// the number of lines crawlers skip or misread, not a warning per line.
+func TestLintHTML(t *testing.T) {
+	// htmlPage returns an HTML page of n paragraphs, and how many of its
+	// lines draw a warning: each paragraph (an unknown key "<p>line"), each
+	// other third also not UTF-8 (one line, two warnings); not the blank
+	// lines, nor the rules after the user-agent line in the middle; the
+	// rules before it, outside any group.
+	htmlPage := func(n int) (string, int) {
+		var b strings.Builder
+		warned := 0
+		b.WriteString("<!DOCTYPE html>\n<html>\n") // two lines, an unknown key and a warning each
+		warned += 2
+		for i := range n {
+			if i == n/2 {
+				b.WriteString("User-agent: *\n")
+			}
+			switch {
+			case i%3 == 1:
+				fmt.Fprintf(&b, "<p>line\xff %d</p>\n", i)
+			case i%5 == 2:
+				b.WriteString("\n")
+				continue
+			case i%7 == 3:
+				b.WriteString("Disallow: /x\n") // outside any group before n/2
+				if i < n/2 {
+					warned++
+				}
+				continue
+			default:
+				fmt.Fprintf(&b, "<p>line %d</p>\n", i)
+			}
+			warned++
+		}
+		b.WriteString("</html>\n")
+		return b.String(), warned + 1
+	}
+	for _, n := range []int{3, 100, parser.MaxWarnings, 5 * parser.MaxWarnings} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			page, warned := htmlPage(n)
+			require.Less(t, len(page), maxBytes)
+			r := parser.Parse([]byte(page))
+			if n >= parser.MaxWarnings {
+				require.Positive(t, r.OmittedWarnings, "a page past the warnings the parser keeps")
+			}
+			f := filepath.Join(t.TempDir(), "index.html")
+			require.NoError(t, os.WriteFile(f, []byte(page), 0o644))
+			code, stdout, stderr := runCmd(t, "", "lint", f)
+			assert.Equal(t, 1, code, stderr)
+			lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+			never := 0 // Disallow: /x repeated in the group never wins
+			for _, l := range lines {
+				if strings.Contains(l, ": never-wins: ") {
+					never++
+				}
+			}
+			require.Len(t, lines, 2+never, stdout)
+			assert.Equal(t, fmt.Sprintf("index.html: html: the file is an HTML page, not robots.txt: crawlers skip or misread %d of its lines — "+
+				"an HTML page holds no rules; serve a text/plain robots.txt", warned), lines[0])
+			assert.Equal(t, fmt.Sprintf("index.html: %s", count(1+never, "problem")), lines[len(lines)-1])
+		})
+	}
+}
+
+// isHTML knows an HTML page by a tag near its start, not a tag in a
+// robots.txt comment.
+func TestIsHTML(t *testing.T) {
+	tests := []struct {
+		body string
+		html bool
+	}{
+		{"<!DOCTYPE html>\n<html><body>x</body></html>", true},
+		{" <!doctype HTML> <html lang=en>", true},
+		{"\n\n<HTML>\n<HEAD><TITLE>404</TITLE></HEAD>", true},
+		{"<body>Disallow: /</body>", true},
+		{"User-agent: *\nDisallow: /\n", false},
+		{"# robots.txt, not <html>: keep it text/plain\nUser-agent: *\nDisallow: /\n", false},
+		{strings.Repeat("#\n", 600) + "<html>", false}, // past the first KiB
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.html, isHTML([]byte(tt.body)), "%.60q", tt.body)
+	}
+}

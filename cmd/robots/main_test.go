@@ -699,7 +699,7 @@ func TestLintURL(t *testing.T) {
 		{"clean", site(t, 200, "User-agent: *\nDisallow: /private\n"), "/any/page", 0, nil},
 		{"empty file", site(t, 200, ""), "", 0, nil},
 		{"HTML served as robots.txt", site(t, 200, "<html>not found</html>", "Content-Type", htmlType), "/robots.txt", 1,
-			[]string{": html: served as text/html; charset=utf-8 — ", ": html: the file is an HTML page — ", ":1: unknown-key: ", ": 3 problems"}},
+			[]string{": html: served as text/html; charset=utf-8 — ", ": html: the file is an HTML page, not robots.txt: crawlers skip or misread 1 of its lines — ", ": 2 problems"}},
 		// A 404 means there is no robots.txt: its HTML error page is not
 		// a robots.txt served as HTML.
 		{"404", site(t, 404, ""), "", 1,
