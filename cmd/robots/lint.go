@@ -219,7 +219,7 @@ func lint(body []byte) []finding {
 		// One finding for the page, not a warning for each of its lines.
 		fs = append(fs, htmlFinding(body, r))
 	} else {
-		fs = appendWarnings(fs, r, validated)
+		fs = appendWarnings(fs, body, r, validated)
 	}
 	fs = append(fs, aipref...)
 	fs = appendUnsupported(fs, body, r)
@@ -240,11 +240,14 @@ func lint(body []byte) []finding {
 	return fs
 }
 
-// appendWarnings appends to fs the warnings of r, and a count of those it
-// did not keep. It leaves out the invalid-value warnings of the lines
-// aiprefFindings validated: it reports each problem of their values.
-func appendWarnings(fs []finding, r *parser.Robots, validated map[int]bool) []finding {
+// appendWarnings appends to fs the warnings of body, parsed as r, and a
+// count of those r did not keep. It leaves out the invalid-value warnings
+// of the lines aiprefFindings validated, kept or not: it reports each
+// problem of their values.
+func appendWarnings(fs []finding, body []byte, r *parser.Robots, validated map[int]bool) []finding {
+	line := 0 // the last line of a kept warning
 	for _, w := range r.Warnings {
+		line = w.Line
 		if w.Kind == parser.InvalidValue && validated[w.Line] {
 			continue // aipref reports each of the value's problems
 		}
@@ -252,10 +255,10 @@ func appendWarnings(fs []finding, r *parser.Robots, validated map[int]bool) []fi
 	}
 	if n := r.OmittedWarnings; n > 0 {
 		// The parser keeps the first warnings, in line order, and counts
-		// the rest: they are all on later lines than the last one kept.
-		line := 0
-		if len(r.Warnings) > 0 {
-			line = r.Warnings[len(r.Warnings)-1].Line
+		// the rest: they are on the last line of one kept, or later.
+		n -= omittedInvalid(body, r, validated, line)
+		if n <= 0 {
+			return fs
 		}
 		fs = append(fs, finding{line: line, kind: "more",
 			msg:      count(n, "more warning") + " on later lines, not listed",
@@ -263,6 +266,29 @@ func appendWarnings(fs []finding, r *parser.Robots, validated map[int]bool) []fi
 			unlisted: n})
 	}
 	return fs
+}
+
+// omittedInvalid returns how many of the warnings r counts but does not
+// keep are invalid-value warnings of the lines aiprefFindings validated,
+// on line last, the last of a kept warning, and after it. Those lines are
+// parsed again (see reparse), in a group, as they are in the file.
+func omittedInvalid(body []byte, r *parser.Robots, validated map[int]bool, last int) int {
+	n := 0
+	for _, w := range r.Warnings {
+		if w.Line == last && w.Kind == parser.InvalidValue && validated[last] {
+			n-- // kept: not among those r counts
+		}
+	}
+	keep := func(num int, _ []byte) bool { return num >= last && validated[num] }
+	inGroup := func(int) bool { return true } // validated records are a group's
+	reparse(body, keep, inGroup, func(p *parser.Robots, _ []int) {
+		for _, w := range p.Warnings {
+			if w.Kind == parser.InvalidValue && w.Line > 1 {
+				n++
+			}
+		}
+	})
+	return max(n, 0)
 }
 
 // htmlFinding reports body, parsed as r, as an HTML page, with the number
@@ -276,16 +302,9 @@ func htmlFinding(body []byte, r *parser.Robots) finding {
 	return f
 }
 
-// linesPerRange is how many lines of a file warnedLines parses at once: few
-// enough that the parser keeps all their warnings (a line draws at most 7).
-const linesPerRange = parser.MaxWarnings / 10
-
 // warnedLines returns the number of lines of body, parsed as r, that the
 // parser warns about. Past the lines of the warnings r keeps, the rest of
-// body is parsed again, linesPerRange lines at a time, each range after a
-// user-agent line when the file has one before it, so that its rules and
-// records are read as in the file (a Crawl-delay that repeats one of the
-// range before goes unnoticed).
+// body is parsed again (see reparse).
 func warnedLines(body []byte, r *parser.Robots) int {
 	n, last := 0, 0
 	for _, w := range r.Warnings {
@@ -296,46 +315,60 @@ func warnedLines(body []byte, r *parser.Robots) int {
 	if r.OmittedWarnings == 0 {
 		return n
 	}
-	from := last + 1
-	firstAgent := 0 // the line of the file's first user-agent line, if any
-	if len(r.Groups) > 0 {
-		firstAgent = r.Groups[0].Agents[0].Line
-	}
-	var batch []byte
-	lines := 0
-	parse := func() {
-		p := parser.Parse(batch)
+	keep := func(num int, _ []byte) bool { return num > last }
+	reparse(body, keep, inGroupFrom(r), func(p *parser.Robots, _ []int) {
 		prev := 0
 		for _, w := range p.Warnings {
-			if w.Line != prev && w.Line > 1 { // line 1 is the one added
+			if w.Line != prev && w.Line > 1 { // line 1 is the one reparse adds
 				n, prev = n+1, w.Line
 			}
 		}
-		lines = 0
-	}
+	})
+	return n
+}
+
+// linesPerRange is how many lines reparse parses at once: few enough that
+// the parser keeps all their warnings (a line draws at most 7) and records.
+const linesPerRange = parser.MaxWarnings / 10
+
+// reparse parses again the lines of body that keep selects, linesPerRange
+// at a time, and calls fn with the Robots of each batch and the numbers
+// in body of its lines: line i+2 of the batch is line nums[i] of body.
+// Line 1 of a batch is a user-agent line when inGroup (if not nil) reports
+// that body has one before the batch's first line, so that the batch's
+// rules and records are read as in body; an empty line otherwise, so that
+// a byte order mark at the start of the batch is read as in body's middle.
+// What depends on the lines before is lost: a Crawl-delay that repeats one
+// of the batch before draws no warning.
+func reparse(body []byte, keep func(num int, line []byte) bool, inGroup func(num int) bool, fn func(p *parser.Robots, nums []int)) {
+	var batch []byte
+	nums := make([]int, 0, linesPerRange)
 	eachBodyLine(body, func(num int, line []byte) {
-		if num < from {
+		if !keep(num, line) {
 			return
 		}
-		if lines == 0 {
-			// A first line: a user-agent line, or an empty one, so that a
-			// byte order mark at the start of the range is read as in the
-			// file's middle.
+		if len(nums) == 0 {
 			batch = batch[:0]
-			if firstAgent > 0 && firstAgent < num {
+			if inGroup != nil && inGroup(num) {
 				batch = append(batch, "User-agent: lint"...)
 			}
 			batch = append(batch, '\n')
 		}
 		batch = append(append(batch, line...), '\n')
-		if lines++; lines == linesPerRange {
-			parse()
+		if nums = append(nums, num); len(nums) == linesPerRange {
+			fn(parser.Parse(batch), nums)
+			nums = nums[:0]
 		}
 	})
-	if lines > 0 {
-		parse()
+	if len(nums) > 0 {
+		fn(parser.Parse(batch), nums)
 	}
-	return n
+}
+
+// inGroupFrom returns a function that reports whether r, parsed from a
+// body, has a user-agent line before line num of that body.
+func inGroupFrom(r *parser.Robots) func(num int) bool {
+	return func(num int) bool { return len(r.Groups) > 0 && r.Groups[0].Agents[0].Line < num }
 }
 
 // maxUnsupported is how many records crawlers do not support (Noindex and
@@ -347,8 +380,8 @@ const maxUnsupported = 1000
 // crawlers do not support: the first maxUnsupported of them and a count of
 // the rest. The parser keeps only the first parser.MaxOther records it
 // does not interpret; past them, the lines that may hold one are parsed
-// again, apart from the others, which reads them as in the file: Noindex
-// and the like are records wherever they stand.
+// again (see reparse), apart from the others, which reads them as in the
+// file: Noindex and the like are records wherever they stand.
 func appendUnsupported(fs []finding, body []byte, r *parser.Robots) []finding {
 	listed, more, last := 0, 0, 0
 	add := func(o parser.Record) {
@@ -368,32 +401,15 @@ func appendUnsupported(fs []finding, body []byte, r *parser.Robots) []finding {
 		add(o)
 	}
 	if r.OmittedOther > 0 {
-		// The lines that may hold one, parsed in batches of at most
-		// MaxOther lines, so that the parser keeps all their records. A
-		// line ending first: a byte order mark at the start of a line is
-		// then read as in the file's middle, where it spoils the key.
-		batch, nums := []byte{'\n'}, make([]int, 0, parser.MaxOther)
-		parse := func() {
-			for _, o := range parser.Parse(batch).Other {
+		// Past the records the parser kept, the lines that may hold one.
+		from := r.Other[len(r.Other)-1].Line + 1
+		keep := func(num int, line []byte) bool { return num >= from && mayBeUnsupported(line) }
+		reparse(body, keep, nil, func(p *parser.Robots, nums []int) {
+			for _, o := range p.Other {
 				o.Line = nums[o.Line-2]
 				add(o)
 			}
-			batch, nums = batch[:1], nums[:0]
-		}
-		from := r.Other[len(r.Other)-1].Line + 1
-		eachBodyLine(body, func(num int, line []byte) {
-			if num < from || !mayBeUnsupported(line) {
-				return
-			}
-			batch = append(append(batch, line...), '\n')
-			nums = append(nums, num)
-			if len(nums) == parser.MaxOther {
-				parse()
-			}
 		})
-		if len(nums) > 0 {
-			parse()
-		}
 	}
 	if more > 0 {
 		fs = append(fs, finding{line: last, kind: "more",

@@ -260,3 +260,46 @@ func TestIsHTML(t *testing.T) {
 		assert.Equal(t, tt.html, isHTML([]byte(tt.body)), "%.60q", tt.body)
 	}
 }
+
+// problemsOf returns the total lint reports for body.
+func problemsOf(body string) int {
+	n := 0
+	for _, f := range lint([]byte(body)) {
+		n += max(f.unlisted, 1)
+	}
+	return n
+}
+
+// The total counts each problem once, whether the parser kept its warning
+// or only counted it: k misspelled rules before a tail add k problems to
+// the tail's, wherever the parser's cap of MaxWarnings falls. A
+// Content-Usage value's problems are lint's own; the parser's invalid-value
+// warning on its line, kept or not, is not counted again.
+func TestTotalsPastTheWarningCap(t *testing.T) {
+	tails := []struct {
+		name string
+		tail string
+	}{
+		{"empty Content-Usage", "Content-Usage:\n"},
+		{"path starting with *", "Content-Usage: *x=y\n"},
+		{"not a Dictionary", "Content-Usage: train-ai=n,\n"},
+		{"a line warning, then invalid", "Content-Usage: *\xff\n"},
+		{"between misspellings", "Dissallow: /q1\nContent-Usage:\nDissallow: /q2\nContent-Usage: /a *=n,\n"},
+		{"Content-Signal", "Content-Signal: ai-train=maybe, ai-train=no\nContent-Usage: x\n"},
+	}
+	for _, tt := range tails {
+		t.Run(tt.name, func(t *testing.T) {
+			want := problemsOf("User-agent: *\n" + tt.tail)
+			require.Positive(t, want)
+			for k := parser.MaxWarnings - 4; k <= parser.MaxWarnings+1; k++ {
+				var b strings.Builder
+				b.WriteString("User-agent: *\n")
+				for i := range k {
+					fmt.Fprintf(&b, "Dissallow: /p%d\n", i) // a warning each
+				}
+				b.WriteString(tt.tail)
+				assert.Equal(t, k+want, problemsOf(b.String()), "after %d misspellings", k)
+			}
+		})
+	}
+}
