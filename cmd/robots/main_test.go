@@ -800,3 +800,54 @@ func TestAgentWithDigits(t *testing.T) {
 	code, _, _ = runCmd(t, "", "check", "-file", f, "-agent", "OtherBot", "https://example.com/page")
 	assert.Equal(t, 0, code)
 }
+
+// fetch lists each group's Content-Usage rules and Content-Signal records
+// under it, the first maxUsages of each and a count of the rest; -all
+// lists them all.
+func TestFetchAIPREF(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("User-agent: a\nDisallow: /x\nContent-Signal: search=yes\n\nUser-agent: b\nAllow: /\n") // lines 1-6
+	for i := range maxUsages + 2 {
+		fmt.Fprintf(&b, "Content-Usage: /p%d train-ai=n\n", i) // lines 7-13
+	}
+	for i := range maxUsages + 3 {
+		fmt.Fprintf(&b, "Content-Signal: ai-train=no, search=%s\n", []string{"yes", "no"}[i%2]) // lines 14-21
+	}
+	b.WriteString("\nUser-agent: c\nDisallow: /\n") // no records of its own
+	srv := site(t, 200, b.String())
+
+	code, stdout, stderr := runCmd(t, "", "fetch", srv.URL)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "\n3 groups\n"+
+		"  line 1: user-agent a: 1 rule (0 allow, 1 disallow)\n"+
+		"    line 3: Content-Signal: search=yes\n"+
+		"  line 5: user-agent b: 1 rule (1 allow, 0 disallow)\n"+
+		"    line 7: Content-Usage: /p0 train-ai=n\n"+
+		"    line 8: Content-Usage: /p1 train-ai=n\n"+
+		"    line 9: Content-Usage: /p2 train-ai=n\n"+
+		"    line 10: Content-Usage: /p3 train-ai=n\n"+
+		"    line 11: Content-Usage: /p4 train-ai=n\n"+
+		"    ... and 2 more Content-Usage rules\n"+
+		"    line 14: Content-Signal: ai-train=no, search=yes\n"+
+		"    line 15: Content-Signal: ai-train=no, search=no\n"+
+		"    line 16: Content-Signal: ai-train=no, search=yes\n"+
+		"    line 17: Content-Signal: ai-train=no, search=no\n"+
+		"    line 18: Content-Signal: ai-train=no, search=yes\n"+
+		"    ... and 3 more Content-Signal records\n"+
+		"  line 23: user-agent c: 1 rule (0 allow, 1 disallow)\n"+
+		"\n0 sitemaps\n\n0 warnings\n", stdout)
+
+	code, stdout, stderr = runCmd(t, "", "fetch", "-all", srv.URL)
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, maxUsages+2, strings.Count(stdout, ": Content-Usage: /p"))
+	assert.Equal(t, 1+maxUsages+3, strings.Count(stdout, ": Content-Signal: "))
+	assert.NotContains(t, stdout, "... and")
+	assert.Contains(t, stdout, "    line 21: Content-Signal: ai-train=no, search=no\n  line 23: user-agent c")
+}
+
+// fetch's usage states the limits it lists to.
+func TestFetchUsageStatesLimits(t *testing.T) {
+	assert.Contains(t, fetchUsage, fmt.Sprintf("Past the first %d groups, sitemaps or warnings", screenful))
+	require.Equal(t, maxAgents, maxUsages, "the usage states one limit for both")
+	assert.Contains(t, fetchUsage, fmt.Sprintf("a group's first %d user-agents, Content-Usage rules or Content-Signal\nrecords", maxAgents))
+}
