@@ -61,6 +61,9 @@ func TestUsage(t *testing.T) {
 		{"-h names usage", []string{"-h"}, 0, "robots usage [flags] URL", "", false},
 		{"help usage", []string{"help", "usage"}, 0, "Exit status: 0 when the crawler may fetch URL, 1 when it may not", "", false},
 		{"usage -h", []string{"usage", "-h"}, 0, "-header value", "", false},
+		// A crawler's name may hold digits and dots, as the library reads it.
+		{"check -agent takes names", []string{"check", "-h"}, 0, "the crawler's name, as its User-Agent starts: ExampleBot, MJ12bot, Mail.RU_Bot (letters, digits", "", false},
+		{"usage -agent takes names", []string{"usage", "-h"}, 0, "the crawler's name, as its User-Agent starts: ExampleBot, MJ12bot, Mail.RU_Bot (letters, digits", "", false},
 		{"bad flag", []string{"check", "-nope"}, 2, "", "flag provided but not defined: -nope", true},
 		{"bad duration", []string{"check", "-timeout", "soon", "https://e.com/"}, 2, "", "invalid value", true},
 		{"invalid agent", []string{"check", "-file", rfcExample, "-agent", "Foo/1.0", "/"}, 2, "", "not a crawler's name", true},
