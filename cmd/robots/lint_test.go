@@ -286,6 +286,7 @@ func TestTotalsPastTheWarningCap(t *testing.T) {
 		{"a line warning, then invalid", "Content-Usage: *\xff\n"},
 		{"between misspellings", "Dissallow: /q1\nContent-Usage:\nDissallow: /q2\nContent-Usage: /a *=n,\n"},
 		{"Content-Signal", "Content-Signal: ai-train=maybe, ai-train=no\nContent-Usage: x\n"},
+		{"a valid Content-Signal", "Content-Signal: search=yes, ai-train=no\nDissallow: /q\n"},
 	}
 	for _, tt := range tails {
 		t.Run(tt.name, func(t *testing.T) {
