@@ -759,10 +759,10 @@ func (b *builder) contentSignal(l *line) {
 	if b.counting {
 		return
 	}
-	if b.keepWarning() {
-		if _, problems := usage.ParseSignal(v); len(problems) > 0 {
-			b.warn1(l.num, InvalidValue, "content-signal: "+problems[0].Message)
-		}
+	// Past MaxWarnings, only a value with a problem counts an omitted
+	// warning: a valid line has none.
+	if _, problems := usage.ParseSignal(v); len(problems) > 0 && b.keepWarning() {
+		b.warn1(l.num, InvalidValue, "content-signal: "+problems[0].Message)
 	}
 	b.r.ContentSignals = append(b.r.ContentSignals, ContentSignal{Group: b.n.groups - 1, Value: v, Line: l.num})
 }

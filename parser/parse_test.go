@@ -579,6 +579,17 @@ func TestContentUsageOmittedWarnings(t *testing.T) {
 	assert.Equal(t, 2, r.OmittedWarnings, "the trailing comma and the missing preferences")
 }
 
+// Likewise a valid Content-Signal line: past MaxWarnings, only the lines
+// with a problem count an omitted warning.
+func TestContentSignalOmittedWarnings(t *testing.T) {
+	body := strings.Repeat("a\n", MaxWarnings) + "User-agent: *\n" +
+		"Content-Signal: search=yes, ai-train=no\nContent-Signal: search=maybe\nContent-Signal: ai-input=no\nContent-Signal: bots=no\n"
+	r := Parse([]byte(body))
+	require.Len(t, r.Warnings, MaxWarnings)
+	require.Len(t, r.ContentSignals, 4)
+	assert.Equal(t, 2, r.OmittedWarnings, "the value maybe and the unknown name")
+}
+
 func TestContentSignal(t *testing.T) {
 	r := Parse([]byte("Content-Signal: search=yes\nUser-Agent: *\nContent-Signal: search=yes,ai-train=no\nContent-signal: ai-input=maybe\nAllow: /\n"))
 	require.Len(t, r.Groups, 1)

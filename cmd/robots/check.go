@@ -44,13 +44,17 @@ an error: bad flags, an unreadable file, or an invalid URL (reported as an
 ERROR line; the other URLs are still decided).
 `
 
-// defaultAgent is the product token used without -agent: no real robots.txt
+// agentHelp documents the -agent flag of the commands that decide URLs.
+const agentHelp = "the crawler's name, as its User-Agent starts: ExampleBot, MJ12bot, Mail.RU_Bot (letters, digits and !#$%&'*+-.^_`|~); " +
+	"the groups naming it apply, else the \"*\" groups"
+
+// defaultAgent is the name used without -agent: no real robots.txt
 // names it, so a file's "*" groups apply.
 const defaultAgent = "robots-cli"
 
 func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("check", checkUsage, stderr)
-	agent := fs.String("agent", defaultAgent, "the crawler's name (such as ExampleBot or MJ12bot); the groups naming it apply, else the \"*\" groups")
+	agent := fs.String("agent", defaultAgent, agentHelp)
 	file := fs.String("file", "", "decide against this local robots.txt instead of fetching each site's")
 	asJSON := fs.Bool("json", false, "print one JSON object per URL (JSON Lines) instead of text")
 	ua, timeout := fetchFlags(fs)
@@ -84,9 +88,9 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// newClient returns the Client that decides for the crawler whose product
-// token is agent, sending ua (defaultUA means one naming agent), with a
-// fetch deadline of timeout. When file is not empty, every site serves that
+// newClient returns the Client that decides for the crawler whose name is
+// agent, sending ua (defaultUA means one naming agent), with a fetch
+// deadline of timeout. When file is not empty, every site serves that
 // local robots.txt: see fileTransport and fileURL.
 func newClient(agent, ua, file string, timeout time.Duration) (*robots.Client, error) {
 	if !parser.IsValidName(agent) {

@@ -22,9 +22,11 @@ Fetches the robots.txt of URL's site (scheme, host and port) as a crawler
 using the library would, and shows what it is and what it means: the final
 status and the redirect chain, the outcome (follow its rules, allow all, or
 disallow all), until when it may be cached and why, its size, its groups and
-their user-agents, rules and crawl-delays, its sitemaps, and the lines the
-parser accepted only leniently or not at all. Past the first 20 groups,
-sitemaps or warnings, it counts the rest; -all lists them all.
+their user-agents, rules, crawl-delays, Content-Usage rules and
+Content-Signal records, its sitemaps, and the lines the parser accepted only
+leniently or not at all. Past the first 20 groups, sitemaps or warnings, and
+a group's first 5 user-agents, Content-Usage rules or Content-Signal
+records, it counts the rest; -all lists them all.
 
 Exit status: 0 when the site answered (whatever it answered), 1 when it was
 unreachable (a 5xx, a 429, a network failure: crawlers then disallow
@@ -147,8 +149,9 @@ const screenful = 20
 // the rest, unless -all.
 const maxAgents = 5
 
-// maxUsages is how many Content-Usage rules of a group fetch lists before it
-// counts the rest (robots fetch -all lists them all).
+// maxUsages is how many Content-Usage rules, and how many Content-Signal
+// records, of a group fetch lists before it counts the rest (robots fetch
+// -all lists them all).
 const maxUsages = 5
 
 // showRobots writes the groups, sitemaps and warnings of r, at most limit
@@ -156,6 +159,7 @@ const maxUsages = 5
 // what it left out.
 func showRobots(w io.Writer, r *parser.Robots, limit int) {
 	fmt.Fprintf(w, "\n%s\n", count(len(r.Groups), "group"))
+	sig := 0 // the next of r.ContentSignals
 	for i, g := range r.Groups {
 		if more(w, i, len(r.Groups), limit, "group") {
 			break
@@ -187,10 +191,21 @@ func showRobots(w io.Writer, r *parser.Robots, limit int) {
 			}
 			fmt.Fprintf(w, "    line %d: %s\n", cu.Line, cu)
 		}
-		for _, cs := range r.ContentSignals {
-			if cs.Group == i {
-				fmt.Fprintf(w, "    line %d: Content-Signal: %s\n", cs.Line, cs.Value)
+		// The records are in file order: those of group i come next.
+		for sig < len(r.ContentSignals) && r.ContentSignals[sig].Group < i {
+			sig++
+		}
+		start := sig
+		for sig < len(r.ContentSignals) && r.ContentSignals[sig].Group == i {
+			sig++
+		}
+		signals := r.ContentSignals[start:sig]
+		for j, cs := range signals {
+			if limit > 0 && j == maxUsages {
+				fmt.Fprintf(w, "    ... and %s\n", count(len(signals)-j, "more Content-Signal record"))
+				break
 			}
+			fmt.Fprintf(w, "    line %d: Content-Signal: %s\n", cs.Line, cs.Value)
 		}
 	}
 	fmt.Fprintf(w, "\n%s\n", count(len(r.Sitemaps), "sitemap"))

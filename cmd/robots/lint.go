@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/crawlkit/robots/fetch"
+	"github.com/crawlkit/robots/internal/urlpath"
 	"github.com/crawlkit/robots/matcher"
 	"github.com/crawlkit/robots/parser"
 	"github.com/crawlkit/robots/status"
@@ -25,9 +26,11 @@ Finds the problems in a robots.txt, for the people who write one: each line
 that crawlers read only leniently or not at all (misspelled keys, missing
 colons, rules before any User-agent, unknown keys, bad values, bytes that are
 not UTF-8, ...), rules that can never win because another rule always beats
-them, patterns that cannot match (not starting with / or *, or holding white
-space), records crawlers do not support (Noindex), a file longer than the
-500 KiB crawlers read, and HTML served as robots.txt. One line each:
+them or states them already (in the same or another spelling: /a%62 is
+/ab), patterns that cannot match (not starting with / or *, or holding
+white space), records crawlers do not support (Noindex), a file longer than the
+500 KiB crawlers read, and HTML served as robots.txt (once, with the number
+of lines crawlers skip or misread, not a line each). One line each:
 
   robots.txt:5: misspelling: "Dissallow" accepted as disallow — ...
 
@@ -42,7 +45,8 @@ a label (usage-duplicate), or holds a '*' where a path or label belongs
 (usage-wildcard). Cloudflare's Content-Signal records are checked apart
 (signal-...: unknown names, values other than yes and no, repeats,
 parameters, and what lenient readers tolerate). Past the first 10 problems
-of a value, and the parser's first 1000 warnings, it counts the rest.
+of a value, the parser's first 1000 warnings, and the first 1000 records
+crawlers do not support, it counts the rest.
 
 PATH is a local file; a URL (http or https) is fetched: the robots.txt of its
 site, or the URL itself when its path is /robots.txt. When the site has no
@@ -211,30 +215,14 @@ func lint(body []byte) []finding {
 	r := parser.Parse(body)
 	aipref, validated := aiprefFindings(r)
 	var fs []finding
-	for _, w := range r.Warnings {
-		if w.Kind == parser.InvalidValue && validated[w.Line] {
-			continue // aipref reports each of the value's problems
-		}
-		fs = append(fs, finding{line: w.Line, kind: w.Kind.String(), msg: w.Message, why: explanations[w.Kind]})
-	}
-	if n := r.OmittedWarnings; n > 0 {
-		// The parser keeps the first warnings, in line order, and counts
-		// the rest: they are all on later lines than the last one kept.
-		line := 0
-		if len(r.Warnings) > 0 {
-			line = r.Warnings[len(r.Warnings)-1].Line
-		}
-		fs = append(fs, finding{line: line, kind: "more",
-			msg:      count(n, "more warning") + " on later lines, not listed",
-			why:      fmt.Sprintf("the parser keeps the first %d warnings of a file; fix these and lint again", parser.MaxWarnings),
-			unlisted: n})
+	if isHTML(body) {
+		// One finding for the page, not a warning for each of its lines.
+		fs = append(fs, htmlFinding(body, r))
+	} else {
+		fs = appendWarnings(fs, body, r, validated)
 	}
 	fs = append(fs, aipref...)
-	for _, o := range r.Other {
-		if why, ok := unsupported[strings.ToLower(o.Key)]; ok {
-			fs = append(fs, finding{line: o.Line, kind: "unsupported", msg: o.Key + " is not part of robots.txt", why: why})
-		}
-	}
+	fs = appendUnsupported(fs, body, r)
 	for _, g := range r.Groups {
 		for _, rl := range g.Rules {
 			switch {
@@ -249,11 +237,220 @@ func lint(body []byte) []finding {
 		}
 		fs = append(fs, shadowed(g)...)
 	}
-	if isHTML(body) {
-		fs = append(fs, finding{kind: "html", msg: "the file is an HTML page",
-			why: "an HTML page holds no rules; serve a text/plain robots.txt"})
+	return fs
+}
+
+// appendWarnings appends to fs the warnings of body, parsed as r, and a
+// count of those r did not keep. It leaves out the invalid-value warnings
+// of the lines aiprefFindings validated, kept or not: it reports each
+// problem of their values.
+func appendWarnings(fs []finding, body []byte, r *parser.Robots, validated map[int]bool) []finding {
+	line := 0 // the last line of a kept warning
+	for _, w := range r.Warnings {
+		line = w.Line
+		if w.Kind == parser.InvalidValue && validated[w.Line] {
+			continue // aipref reports each of the value's problems
+		}
+		fs = append(fs, finding{line: w.Line, kind: w.Kind.String(), msg: w.Message, why: explanations[w.Kind]})
+	}
+	if n := r.OmittedWarnings; n > 0 {
+		// The parser keeps the first warnings, in line order, and counts
+		// the rest: they are on the last line of one kept, or later.
+		n -= omittedInvalid(body, r, validated, line)
+		if n <= 0 {
+			return fs
+		}
+		fs = append(fs, finding{line: line, kind: "more",
+			msg:      count(n, "more warning") + " on later lines, not listed",
+			why:      fmt.Sprintf("the parser keeps the first %d warnings of a file; fix these and lint again", parser.MaxWarnings),
+			unlisted: n})
 	}
 	return fs
+}
+
+// omittedInvalid returns how many of the warnings r counts but does not
+// keep are invalid-value warnings of the lines aiprefFindings validated,
+// on line last, the last of a kept warning, and after it. Those lines are
+// parsed again (see reparse), in a group, as they are in the file.
+func omittedInvalid(body []byte, r *parser.Robots, validated map[int]bool, last int) int {
+	n := 0
+	for _, w := range r.Warnings {
+		if w.Line == last && w.Kind == parser.InvalidValue && validated[last] {
+			n-- // kept: not among those r counts
+		}
+	}
+	keep := func(num int, _ []byte) bool { return num >= last && validated[num] }
+	inGroup := func(int) bool { return true } // validated records are a group's
+	reparse(body, keep, inGroup, func(p *parser.Robots, _ []int) {
+		for _, w := range p.Warnings {
+			if w.Kind == parser.InvalidValue && w.Line > 1 {
+				n++
+			}
+		}
+	})
+	return max(n, 0)
+}
+
+// htmlFinding reports body, parsed as r, as an HTML page, with the number
+// of its lines the parser warns about.
+func htmlFinding(body []byte, r *parser.Robots) finding {
+	f := finding{kind: "html", msg: "the file is an HTML page, not robots.txt",
+		why: "an HTML page holds no rules; serve a text/plain robots.txt"}
+	if n := warnedLines(body, r); n > 0 {
+		f.msg += fmt.Sprintf(": crawlers skip or misread %d of its lines", n)
+	}
+	return f
+}
+
+// warnedLines returns the number of lines of body, parsed as r, that the
+// parser warns about. Past the lines of the warnings r keeps, the rest of
+// body is parsed again (see reparse).
+func warnedLines(body []byte, r *parser.Robots) int {
+	n, last := 0, 0
+	for _, w := range r.Warnings {
+		if w.Line != last {
+			n, last = n+1, w.Line
+		}
+	}
+	if r.OmittedWarnings == 0 {
+		return n
+	}
+	keep := func(num int, _ []byte) bool { return num > last }
+	reparse(body, keep, inGroupFrom(r), func(p *parser.Robots, _ []int) {
+		prev := 0
+		for _, w := range p.Warnings {
+			if w.Line != prev && w.Line > 1 { // line 1 is the one reparse adds
+				n, prev = n+1, w.Line
+			}
+		}
+	})
+	return n
+}
+
+// linesPerRange is how many lines reparse parses at once: few enough that
+// the parser keeps all their warnings (a line draws at most 7) and records.
+const linesPerRange = parser.MaxWarnings / 10
+
+// reparse parses again the lines of body that keep selects, linesPerRange
+// at a time, and calls fn with the Robots of each batch and the numbers
+// in body of its lines: line i+2 of the batch is line nums[i] of body.
+// Line 1 of a batch is a user-agent line when inGroup (if not nil) reports
+// that body has one before the batch's first line, so that the batch's
+// rules and records are read as in body; an empty line otherwise, so that
+// a byte order mark at the start of the batch is read as in body's middle.
+// What depends on the lines before is lost: a Crawl-delay that repeats one
+// of the batch before draws no warning.
+func reparse(body []byte, keep func(num int, line []byte) bool, inGroup func(num int) bool, fn func(p *parser.Robots, nums []int)) {
+	var batch []byte
+	nums := make([]int, 0, linesPerRange)
+	eachBodyLine(body, func(num int, line []byte) {
+		if !keep(num, line) {
+			return
+		}
+		if len(nums) == 0 {
+			batch = batch[:0]
+			if inGroup != nil && inGroup(num) {
+				batch = append(batch, "User-agent: lint"...)
+			}
+			batch = append(batch, '\n')
+		}
+		batch = append(append(batch, line...), '\n')
+		if nums = append(nums, num); len(nums) == linesPerRange {
+			fn(parser.Parse(batch), nums)
+			nums = nums[:0]
+		}
+	})
+	if len(nums) > 0 {
+		fn(parser.Parse(batch), nums)
+	}
+}
+
+// inGroupFrom returns a function that reports whether r, parsed from a
+// body, has a user-agent line before line num of that body.
+func inGroupFrom(r *parser.Robots) func(num int) bool {
+	return func(num int) bool { return len(r.Groups) > 0 && r.Groups[0].Agents[0].Line < num }
+}
+
+// maxUnsupported is how many records crawlers do not support (Noindex and
+// the like) lint lists; it counts the rest, so that a file of nothing else
+// costs a thousand lines of report, not one per line.
+const maxUnsupported = 1000
+
+// appendUnsupported appends to fs the records of body, parsed as r, that
+// crawlers do not support: the first maxUnsupported of them and a count of
+// the rest. The parser keeps only the first parser.MaxOther records it
+// does not interpret; past them, the lines that may hold one are parsed
+// again (see reparse), apart from the others, which reads them as in the
+// file: Noindex and the like are records wherever they stand.
+func appendUnsupported(fs []finding, body []byte, r *parser.Robots) []finding {
+	listed, more, last := 0, 0, 0
+	add := func(o parser.Record) {
+		why, ok := unsupported[strings.ToLower(o.Key)]
+		if !ok {
+			return
+		}
+		if listed == maxUnsupported {
+			more++
+			return
+		}
+		listed++
+		last = o.Line
+		fs = append(fs, finding{line: o.Line, kind: "unsupported", msg: o.Key + " is not part of robots.txt", why: why})
+	}
+	for _, o := range r.Other {
+		add(o)
+	}
+	if r.OmittedOther > 0 {
+		// Past the records the parser kept, the lines that may hold one.
+		from := r.Other[len(r.Other)-1].Line + 1
+		keep := func(num int, line []byte) bool { return num >= from && mayBeUnsupported(line) }
+		reparse(body, keep, nil, func(p *parser.Robots, nums []int) {
+			for _, o := range p.Other {
+				o.Line = nums[o.Line-2]
+				add(o)
+			}
+		})
+	}
+	if more > 0 {
+		fs = append(fs, finding{line: last, kind: "more",
+			msg:      count(more, "more record") + " crawlers do not support on later lines, not listed",
+			why:      fmt.Sprintf("lint lists the first %d such records", maxUnsupported),
+			unlisted: more})
+	}
+	return fs
+}
+
+// mayBeUnsupported reports whether line holds, in any case, the key of a
+// record in unsupported.
+func mayBeUnsupported(line []byte) bool {
+	for i := 0; i+len("noindex") <= len(line); i++ {
+		if line[i]|0x20 != 'n' || line[i+1]|0x20 != 'o' {
+			continue
+		}
+		for k := range unsupported {
+			if i+len(k) <= len(line) && strings.EqualFold(string(line[i:i+len(k)]), k) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// eachBodyLine calls fn with each line of body and its 1-based number, as
+// the parser numbers them: lines end at LF, CR or CRLF.
+func eachBodyLine(body []byte, fn func(num int, line []byte)) {
+	for num := 1; ; num++ {
+		i := bytes.IndexAny(body, "\r\n")
+		if i < 0 {
+			fn(num, body)
+			return
+		}
+		fn(num, body[:i])
+		if body[i] == '\r' && i+1 < len(body) && body[i+1] == '\n' {
+			i++
+		}
+		body = body[i+1:]
+	}
 }
 
 // maxValueProblems is how many problems lint lists of one Content-Usage or
@@ -372,17 +569,38 @@ func shadowed(g parser.Group) []finding {
 		if !anchored && (strings.HasSuffix(w.Pattern, "$") || w.Allow && strings.Contains(lastSegment(w.Pattern), "index.htm")) {
 			continue
 		}
-		why := "a longer rule matches every path this one matches"
-		switch {
-		case w.Pattern == a.Pattern && w.Allow == a.Allow:
-			why = "the same rule stands earlier"
-		case w.Pattern == a.Pattern:
-			why = "of an Allow and a Disallow of equal length, the Allow wins (RFC 9309 §2.2.2)"
-		}
-		fs = append(fs, finding{line: a.Line, kind: "never-wins",
-			msg: a.String() + " is always beaten by line " + strconv.Itoa(w.Line) + " (" + w.String() + ")", why: why})
+		fs = append(fs, neverWins(a, w))
 	}
 	return fs
+}
+
+// neverWins returns the finding of rule a, which never decides because w
+// wins wherever a matches.
+func neverWins(a, w parser.Rule) finding {
+	f := finding{line: a.Line, kind: "never-wins"}
+	canon := string(urlpath.AppendPattern(nil, a.Pattern))
+	same := canon == string(urlpath.AppendPattern(nil, w.Pattern))
+	switch {
+	case same && w.Allow == a.Allow && w.Pattern == a.Pattern:
+		f.msg = fmt.Sprintf("%s is the same rule as line %d; it never wins", a, w.Line)
+		f.why = "a rule written twice decides nothing the first does not: remove one of the two lines"
+	case same && w.Allow == a.Allow:
+		// Two spellings of one pattern, such as /a%62 and /ab: crawlers
+		// compare the canonical forms (RFC 9309 §2.2.2).
+		f.msg = fmt.Sprintf("%s is the same rule as line %d (%s; both read %s); it never wins", a, w.Line, w, canon)
+		f.why = "crawlers compare patterns percent-encoded, with escapes of letters, digits and -._~ decoded (RFC 9309 §2.2.2): remove one of the two lines"
+	case same:
+		f.msg = fmt.Sprintf("%s is always beaten by line %d (%s", a, w.Line, w)
+		if w.Pattern != a.Pattern {
+			f.msg += "; both read " + canon
+		}
+		f.msg += ")"
+		f.why = "of an Allow and a Disallow of equal length, the Allow wins (RFC 9309 §2.2.2)"
+	default:
+		f.msg = fmt.Sprintf("%s is always beaten by line %d (%s)", a, w.Line, w)
+		f.why = "a longer rule matches every path this one matches"
+	}
+	return f
 }
 
 func lastSegment(p string) string {
@@ -390,15 +608,19 @@ func lastSegment(p string) string {
 }
 
 // isHTML reports whether body looks like an HTML page: a doctype, html, head
-// or body tag near its start.
+// or body tag near its start, outside a robots.txt comment.
 func isHTML(body []byte) bool {
 	head := bytes.ToLower(body[:min(len(body), 1024)])
-	for _, tag := range []string{"<!doctype html", "<html", "<head", "<body"} {
-		if bytes.Contains(head, []byte(tag)) {
-			return true
+	found := false
+	eachBodyLine(head, func(_ int, line []byte) {
+		if i := bytes.IndexByte(line, '#'); i >= 0 {
+			line = line[:i] // "# <html> is not allowed here" is a comment
 		}
-	}
-	return false
+		for _, tag := range []string{"<!doctype html", "<html", "<head", "<body"} {
+			found = found || bytes.Contains(line, []byte(tag))
+		}
+	})
+	return found
 }
 
 // firstUnread returns the number of the first line crawlers do not read of

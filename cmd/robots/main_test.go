@@ -61,6 +61,9 @@ func TestUsage(t *testing.T) {
 		{"-h names usage", []string{"-h"}, 0, "robots usage [flags] URL", "", false},
 		{"help usage", []string{"help", "usage"}, 0, "Exit status: 0 when the crawler may fetch URL, 1 when it may not", "", false},
 		{"usage -h", []string{"usage", "-h"}, 0, "-header value", "", false},
+		// A crawler's name may hold digits and dots, as the library reads it.
+		{"check -agent takes names", []string{"check", "-h"}, 0, "the crawler's name, as its User-Agent starts: ExampleBot, MJ12bot, Mail.RU_Bot (letters, digits", "", false},
+		{"usage -agent takes names", []string{"usage", "-h"}, 0, "the crawler's name, as its User-Agent starts: ExampleBot, MJ12bot, Mail.RU_Bot (letters, digits", "", false},
 		{"bad flag", []string{"check", "-nope"}, 2, "", "flag provided but not defined: -nope", true},
 		{"bad duration", []string{"check", "-timeout", "soon", "https://e.com/"}, 2, "", "invalid value", true},
 		{"invalid agent", []string{"check", "-file", rfcExample, "-agent", "Foo/1.0", "/"}, 2, "", "not a crawler's name", true},
@@ -532,7 +535,7 @@ func TestLintFile(t *testing.T) {
 		"lint-example.txt:2: outside-group: ",
 		"lint-example.txt:5: misspelling: \"Dissallow\" accepted as disallow — ",
 		"lint-example.txt:6: missing-colon: ",
-		"lint-example.txt:8: never-wins: Disallow: /search is always beaten by line 7 (Disallow: /search) — the same rule stands earlier",
+		"lint-example.txt:8: never-wins: Disallow: /search is the same rule as line 7; it never wins — ",
 		"lint-example.txt:9: never-wins: Disallow: /account/ is always beaten by line 10 (Allow: /account/) — of an Allow and a Disallow of equal length, the Allow wins",
 		"lint-example.txt:11: never-wins: Disallow: /promo is always beaten by line 12 (Allow: /promo*) — a longer rule",
 		"lint-example.txt:13: never-matches: \"/Admin/ /Private/\" holds white space",
@@ -571,6 +574,8 @@ func TestShadowed(t *testing.T) {
 		{"index.html may be anchored", "Disallow: /a/\nAllow: /a/index.html", nil},
 		{"wildcard rules are not judged", "Disallow: /*a\nAllow: /*a*", nil},
 		{"escapes are the same rule", "Disallow: /%7Ea\nAllow: /~a", []int{2}},
+		{"an escaped slash is another rule", "Disallow: /a%2F\nDisallow: /a/", nil},
+		{"an escaped letter is the same rule", "Disallow: /a%62\nDisallow: /ab", []int{3}},
 		{"empty patterns match nothing", "Disallow:\nAllow:", nil},
 	}
 	for _, tt := range tests {
@@ -697,7 +702,7 @@ func TestLintURL(t *testing.T) {
 		{"clean", site(t, 200, "User-agent: *\nDisallow: /private\n"), "/any/page", 0, nil},
 		{"empty file", site(t, 200, ""), "", 0, nil},
 		{"HTML served as robots.txt", site(t, 200, "<html>not found</html>", "Content-Type", htmlType), "/robots.txt", 1,
-			[]string{": html: served as text/html; charset=utf-8 — ", ": html: the file is an HTML page — ", ":1: unknown-key: ", ": 3 problems"}},
+			[]string{": html: served as text/html; charset=utf-8 — ", ": html: the file is an HTML page, not robots.txt: crawlers skip or misread 1 of its lines — ", ": 2 problems"}},
 		// A 404 means there is no robots.txt: its HTML error page is not
 		// a robots.txt served as HTML.
 		{"404", site(t, 404, ""), "", 1,
@@ -797,4 +802,55 @@ func TestAgentWithDigits(t *testing.T) {
 	assert.Contains(t, stdout, "DISALLOWED")
 	code, _, _ = runCmd(t, "", "check", "-file", f, "-agent", "OtherBot", "https://example.com/page")
 	assert.Equal(t, 0, code)
+}
+
+// fetch lists each group's Content-Usage rules and Content-Signal records
+// under it, the first maxUsages of each and a count of the rest; -all
+// lists them all.
+func TestFetchAIPREF(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("User-agent: a\nDisallow: /x\nContent-Signal: search=yes\n\nUser-agent: b\nAllow: /\n") // lines 1-6
+	for i := range maxUsages + 2 {
+		fmt.Fprintf(&b, "Content-Usage: /p%d train-ai=n\n", i) // lines 7-13
+	}
+	for i := range maxUsages + 3 {
+		fmt.Fprintf(&b, "Content-Signal: ai-train=no, search=%s\n", []string{"yes", "no"}[i%2]) // lines 14-21
+	}
+	b.WriteString("\nUser-agent: c\nDisallow: /\n") // no records of its own
+	srv := site(t, 200, b.String())
+
+	code, stdout, stderr := runCmd(t, "", "fetch", srv.URL)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "\n3 groups\n"+
+		"  line 1: user-agent a: 1 rule (0 allow, 1 disallow)\n"+
+		"    line 3: Content-Signal: search=yes\n"+
+		"  line 5: user-agent b: 1 rule (1 allow, 0 disallow)\n"+
+		"    line 7: Content-Usage: /p0 train-ai=n\n"+
+		"    line 8: Content-Usage: /p1 train-ai=n\n"+
+		"    line 9: Content-Usage: /p2 train-ai=n\n"+
+		"    line 10: Content-Usage: /p3 train-ai=n\n"+
+		"    line 11: Content-Usage: /p4 train-ai=n\n"+
+		"    ... and 2 more Content-Usage rules\n"+
+		"    line 14: Content-Signal: ai-train=no, search=yes\n"+
+		"    line 15: Content-Signal: ai-train=no, search=no\n"+
+		"    line 16: Content-Signal: ai-train=no, search=yes\n"+
+		"    line 17: Content-Signal: ai-train=no, search=no\n"+
+		"    line 18: Content-Signal: ai-train=no, search=yes\n"+
+		"    ... and 3 more Content-Signal records\n"+
+		"  line 23: user-agent c: 1 rule (0 allow, 1 disallow)\n"+
+		"\n0 sitemaps\n\n0 warnings\n", stdout)
+
+	code, stdout, stderr = runCmd(t, "", "fetch", "-all", srv.URL)
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, maxUsages+2, strings.Count(stdout, ": Content-Usage: /p"))
+	assert.Equal(t, 1+maxUsages+3, strings.Count(stdout, ": Content-Signal: "))
+	assert.NotContains(t, stdout, "... and")
+	assert.Contains(t, stdout, "    line 21: Content-Signal: ai-train=no, search=no\n  line 23: user-agent c")
+}
+
+// fetch's usage states the limits it lists to.
+func TestFetchUsageStatesLimits(t *testing.T) {
+	assert.Contains(t, fetchUsage, fmt.Sprintf("Past the first %d groups, sitemaps or warnings", screenful))
+	require.Equal(t, maxAgents, maxUsages, "the usage states one limit for both")
+	assert.Contains(t, fetchUsage, fmt.Sprintf("a group's first %d user-agents, Content-Usage rules or Content-Signal\nrecords", maxAgents))
 }

@@ -59,7 +59,7 @@ func (h *headerFlags) Set(line string) error {
 
 func runUsage(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("usage", usageCmdUsage, stderr)
-	agent := fs.String("agent", defaultAgent, "the crawler's name (such as ExampleBot or MJ12bot); the groups naming it apply, else the \"*\" groups")
+	agent := fs.String("agent", defaultAgent, agentHelp)
 	file := fs.String("file", "", "read this local robots.txt instead of fetching the site's")
 	var headers headerFlags
 	fs.Var(&headers, "header", "a Content-Usage field line of the response, such as 'Content-Usage: train-ai=n'; repeat for several lines")

@@ -204,28 +204,48 @@ func TestUsageFile(t *testing.T) {
 	}
 }
 
-// The README's example, as a user sees it: aligned rows. robots.txt is the
-// example of draft-ietf-aipref-attach-05 §3.4; the header is more
+// usageExample is the robots.txt of the README's example of robots usage,
+// shipped for users to run it: the example of draft-ietf-aipref-attach-05
+// §3.4 with a Content-Signal record.
+const usageExample = "cmd/robots/testdata/usage-example.txt" // from the repository's root
+
+// The README's example, as a user sees it, run as the README says: from
+// the repository's root, on the shipped file. The header is more
 // restrictive for train-ai and states search (vocab-07 §5.1).
 func TestUsageREADME(t *testing.T) {
-	const example = "User-Agent: *\nAllow: /\nDisallow: /never/\nContent-Usage: train-ai=n\nContent-Usage: /ai-ok/ train-ai=y\n\n" +
-		"User-Agent: ExampleBot\nAllow: /\nContent-Usage: train-ai=y\n"
-	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "robots.txt"), []byte(example), 0o644))
-	t.Chdir(dir)
-	code, stdout, stderr := runCmd(t, "", "usage", "-file", "robots.txt", "-agent", "OtherBot", "-header", "Content-Usage: train-ai=n, search=y",
+	t.Chdir("../..")
+	code, stdout, stderr := runCmd(t, "", "usage", "-file", usageExample, "-agent", "OtherBot", "-header", "Content-Usage: train-ai=n, search=y",
 		"https://example.com/ai-ok/page")
 	assert.Equal(t, 0, code, stderr)
-	assert.Equal(t, ""+
-		"URL              https://example.com/ai-ok/page\n"+
-		"agent            OtherBot\n"+
-		"robots.txt       robots.txt\n"+
-		"verdict          ALLOWED: line 2: Allow: /\n"+
-		"group            line 1: User-agent: *\n"+
-		"Content-Usage    line 5: Content-Usage: /ai-ok/ train-ai=y\n"+
-		"from robots.txt  train-ai=y (search, ai-use unknown)\n"+
-		"from header      train-ai=n, search=y (ai-use unknown; 1 Content-Usage line)\n"+
-		"preferences      train-ai=n, search=y (ai-use unknown; the most restrictive of both, per label)\n", stdout)
+	readme, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	const prompt = "$ robots usage -file " + usageExample + " -agent OtherBot -header 'Content-Usage: train-ai=n, search=y' https://example.com/ai-ok/page\n"
+	_, shown, ok := strings.Cut(string(readme), prompt)
+	require.True(t, ok, "README.md shows the command %q", prompt)
+	shown, _, ok = strings.Cut(shown, "```")
+	require.True(t, ok, "the README's example ends its block")
+	assert.Equal(t, shown, stdout, "what README.md shows is what the command prints")
+	assert.Contains(t, stdout, "Content-Signal   line 6: search=yes, ai-train=no")
+}
+
+// The shipped example is the draft's, line for line where the README
+// quotes its lines, and holds no mistake.
+func TestUsageExampleFile(t *testing.T) {
+	t.Chdir("../..")
+	body, err := os.ReadFile(usageExample)
+	require.NoError(t, err)
+	// usageRobots starts with the same * group, attach-05 §3.4's lines 1-5
+	// and a Content-Signal record.
+	head := strings.SplitAfterN(usageRobots, "\n", 7)
+	assert.True(t, strings.HasPrefix(string(body), strings.Join(head[:6], "")), "%s", body)
+	assert.Contains(t, string(body), "\nUser-Agent: ExampleBot\nAllow: /\nContent-Usage: train-ai=y\n")
+	code, stdout, _ := runCmd(t, "", "lint", usageExample)
+	assert.Equal(t, 0, code, "lint finds nothing: %s", stdout)
+	assert.Empty(t, stdout)
+	// ExampleBot obeys its own group, the file's second.
+	code, stdout, _ = runCmd(t, "", "usage", "-file", usageExample, "-agent", "ExampleBot", "https://example.com/never/page")
+	assert.Equal(t, 0, code, "ExampleBot's group allows everything")
+	assert.Contains(t, stdout, "\nContent-Usage  line 10: Content-Usage: train-ai=y\n")
 }
 
 func TestUsageNetwork(t *testing.T) {
