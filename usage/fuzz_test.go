@@ -294,6 +294,9 @@ func FuzzParseSignal(f *testing.F) {
 				t.Fatalf("%q: bad problem %+v", s, pr)
 			}
 		}
+		if first, fps := ParseSignalN(s, 1); first != sig || len(fps) != min(len(ps), 1) || len(fps) == 1 && fps[0] != ps[0] {
+			t.Fatalf("%q: ParseSignalN(1) gives %+v with %v, ParseSignal %+v with %v", s, first, fps, sig, ps)
+		}
 		back, bps := ParseSignal(sig.String())
 		if back != sig || sig != (Signal{}) && len(bps) > 0 {
 			t.Fatalf("%q: String %q reads as %+v with %v", s, sig.String(), back, bps)
