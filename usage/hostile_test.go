@@ -124,3 +124,28 @@ func TestFromHeaderHostileMemory(t *testing.T) {
 		})
 	}
 }
+
+// Parse allocates only the string of the labels outside the vocabulary it
+// keeps, and a bounded set to follow them when there are more than a few:
+// nothing for a value of the vocabulary's labels, whatever the number of
+// members.
+func TestParseAllocatesWhatItKeeps(t *testing.T) {
+	for _, tt := range []struct {
+		value  string
+		allocs float64
+	}{
+		{"train-ai=n, search=y", 0},
+		{`train-ai=n;reason="policy";v=2, search=y, ai-use`, 0},
+		{"bots, tdm=yes, train-ai=n", 0},
+		{"Bad=y", 0},
+		{strings.Repeat("a, ", 1<<14) + "train-ai=n", 0},
+		{strings.Repeat("a=y, ", 1<<14) + "a", 0},
+		{"future-label=n, train-ai=y", 1},
+		{strings.Repeat("a=n, ", 1<<14) + "a=y", 1},
+		{joinMembers(1<<16, ", ", "", func(i int) string { return fmt.Sprintf("k%d=y", 1<<20-i) }), 2},
+	} {
+		assert.Equal(t, tt.allocs, testing.AllocsPerRun(5, func() { usage.Parse(tt.value) }), "%.40q", tt.value)
+		kept := len(usage.Parse(tt.value).String())
+		assert.LessOrEqual(t, leastAllocated(func() { usage.Parse(tt.value) }), int64(kept+2<<10), "%.40q", tt.value)
+	}
+}

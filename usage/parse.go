@@ -26,8 +26,9 @@ import (
 // The value is parsed as RFC 9651 §4.2 says: leading SP is skipped, but not
 // HTAB, so a caller taking the value from a robots.txt line trims it first.
 //
-// Parse allocates at most the canonical string of the labels it keeps
-// outside the vocabulary, whatever the size of the value.
+// Parse allocates the canonical string of the labels outside the
+// vocabulary it keeps and, for a value of more than 8 of them, 1.5 KiB to
+// follow them (see MaxExtraLabels), whatever the size of the value.
 func Parse(value string) Prefs {
 	var p Prefs
 	var small [8]extraLabel
@@ -38,7 +39,7 @@ func Parse(value string) Prefs {
 			p.set(i, v)
 			return
 		}
-		extras.state(m.key, v)
+		extras = extras.state(m.key, v)
 	}); !ok {
 		return Prefs{}
 	}

@@ -245,10 +245,10 @@ type extraSet struct {
 	cutting bool
 }
 
-// state records that a member gives key the value v.
-func (x *extraSet) state(key string, v Pref) {
+// state returns x after a member that gives key the value v.
+func (x extraSet) state(key string, v Pref) extraSet {
 	if len(key) > MaxExtraLabelLen {
-		return // never kept, whatever its value
+		return x // never kept, whatever its value
 	}
 	i, found := slices.BinarySearchFunc(x.es, key, func(e extraLabel, k string) int { return strings.Compare(e.key, k) })
 	switch {
@@ -259,6 +259,9 @@ func (x *extraSet) state(key string, v Pref) {
 	case v == Unknown || x.cutting && key > x.cut:
 		// Nothing to follow: no value, or after labels that come first.
 	case len(x.es) < extraTracked:
+		if len(x.es) == cap(x.es) {
+			x.es = slices.Grow(x.es, extraTracked-len(x.es)) // once, to its bound
+		}
 		x.es = slices.Insert(x.es, i, extraLabel{key, v})
 	default:
 		n := len(x.es)
@@ -268,6 +271,7 @@ func (x *extraSet) state(key string, v Pref) {
 		}
 		x.cut, x.cutting = x.es[n-1].key, true
 	}
+	return x
 }
 
 func writeExtra(es []extraLabel) string {
