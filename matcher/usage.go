@@ -324,7 +324,7 @@ func compileSignal(r *parser.Robots, groups []*parser.Group) (usage.Signal, pars
 		if rec.Group < 0 || rec.Group >= len(r.Groups) || !selected[&r.Groups[rec.Group]] {
 			continue
 		}
-		v, _ := usage.ParseSignal(rec.Value)
+		v, _ := usage.ParseSignalN(rec.Value, 0) // no problems: none is reported
 		s = usage.CombineSignals(s, v)
 		if first.Line == 0 {
 			first = parser.ContentSignal{Group: rec.Group, Value: strings.Clone(rec.Value), Line: rec.Line}

@@ -759,8 +759,10 @@ func (b *builder) contentSignal(l *line) {
 	if b.counting {
 		return
 	}
+	// Only the first problem is built: a line of many bad members costs
+	// one message, not one per member.
 	if b.keepWarning() {
-		if _, problems := usage.ParseSignal(v); len(problems) > 0 {
+		if _, problems := usage.ParseSignalN(v, 1); len(problems) > 0 {
 			b.warn1(l.num, InvalidValue, "content-signal: "+problems[0].Message)
 		}
 	}
