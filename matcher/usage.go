@@ -256,12 +256,25 @@ func (u *usageRules) size() int64 {
 	n := int64(unsafe.Sizeof(*u)) + u.set.size()
 	n += int64(cap(u.pats)) * int64(unsafe.Sizeof(usagePat{}))
 	n += int64(cap(u.byLen)) * int64(unsafe.Sizeof(int32(0)))
-	// A Prefs keeps the labels outside the vocabulary in a canonical string
-	// of its own, at most twice the value it was read from.
 	for i := range u.pats {
-		n += 2 * int64(u.pats[i].first.prefs.n)
+		n += extraSize(u.pats[i].prefs)
 	}
-	return n + 2*int64(u.first.prefs.n)
+	return n + extraSize(u.pathless)
+}
+
+// extraSize is the size of the string of its own in which p keeps the
+// labels outside the vocabulary, "a=y, b=n": at most usage.MaxExtraLabels
+// of them, whatever the value p was read from.
+func extraSize(p usage.Prefs) int64 {
+	n := int64(0)
+	for l := range p.All() {
+		switch l {
+		case usage.TrainAI, usage.Search, usage.AIUse:
+		default:
+			n += int64(len(l) + len("=y, "))
+		}
+	}
+	return max(n-int64(len(", ")), 0)
 }
 
 // Usage returns the usage preferences the selected groups state for path,
