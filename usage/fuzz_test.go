@@ -130,7 +130,7 @@ func TestParseFollowsLabelsAsSorted(t *testing.T) {
 	rng := rand.New(rand.NewPCG(19, 4))
 	values := []string{"y", "n", "x", `"y"`, ""}
 	shortSeen, fellShort, exact := 0, 0, 0
-	for range 3000 {
+	for range 500 {
 		pool := 1 + rng.IntN(4*MaxExtraLabels)
 		var b strings.Builder
 		// Runs of members, each taking labels back at a rate of its
@@ -172,9 +172,9 @@ func TestParseFollowsLabelsAsSorted(t *testing.T) {
 		}
 	}
 	t.Logf("%d values read exactly, %d that may keep fewer labels, %d that do", exact, shortSeen, fellShort)
-	assert.Greater(t, exact, 1000, "values read exactly")
-	assert.Greater(t, shortSeen, 100, "values that may keep fewer labels")
-	assert.Greater(t, fellShort, 20, "values that keep fewer labels")
+	assert.Greater(t, exact, 300, "values read exactly")
+	assert.Greater(t, shortSeen, 50, "values that may keep fewer labels")
+	assert.Greater(t, fellShort, 5, "values that keep fewer labels")
 }
 
 // fuzzSeeds are Content-Usage and Content-Signal values: the drafts'

@@ -259,8 +259,8 @@ func (x extraSet) state(key string, v Pref) extraSet {
 	case v == Unknown || x.cutting && key > x.cut:
 		// Nothing to follow: no value, or after labels that come first.
 	case len(x.es) < extraTracked:
-		if len(x.es) == cap(x.es) {
-			x.es = slices.Grow(x.es, extraTracked-len(x.es)) // once, to its bound
+		if len(x.es) == cap(x.es) { // grown once, to its bound
+			x.es = append(make([]extraLabel, 0, extraTracked), x.es...)
 		}
 		x.es = slices.Insert(x.es, i, extraLabel{key, v})
 	default:
