@@ -1,7 +1,6 @@
 package usage
 
 import (
-	"cmp"
 	"iter"
 	"slices"
 	"strings"
@@ -174,6 +173,10 @@ func (p Prefs) String() string {
 // any says No, else Yes if any says Yes, else Unknown (vocab-07 §5.1). It is
 // how statements from different places (robots.txt and the header, or rules
 // of equal length) are combined.
+//
+// Combine allocates at most the string of the labels outside the
+// vocabulary of the result, however many statements it combines: combining
+// many at once costs less than combining them one by one.
 func Combine(ps ...Prefs) Prefs {
 	var out Prefs
 	extras := 0
@@ -189,24 +192,45 @@ func Combine(ps ...Prefs) Prefs {
 		}
 	}
 	if extras > 1 {
-		var all []extraLabel
+		// The first MaxExtraLabels labels of the union of the first ones
+		// so far and those of the next statement are the first of the
+		// union of all: a label past them never comes back.
+		var a, b [MaxExtraLabels]extraLabel
+		kept, spare := a[:0], b[:0]
 		for _, p := range ps {
-			for s := p.extra; s != ""; {
-				var e string
-				e, s, _ = strings.Cut(s, ", ")
-				all = append(all, extraLabel{e[:len(e)-2], prefOfToken(e[len(e)-1:])})
+			if p.extra != "" {
+				kept, spare = mergeExtra(spare[:0], kept, p.extra), kept
 			}
 		}
-		slices.SortStableFunc(all, func(a, b extraLabel) int { return cmp.Compare(a.key, b.key) })
-		kept := all[:0]
-		for _, e := range all {
-			if n := len(kept); n > 0 && kept[n-1].key == e.key {
-				kept[n-1].v = max(kept[n-1].v, e.v)
-				continue
-			}
-			kept = append(kept, e)
+		out.extra = writeExtra(kept)
+	}
+	return out
+}
+
+// mergeExtra appends to out the first MaxExtraLabels labels of kept (sorted,
+// each once) and of extra (a Prefs.extra), each with the most restrictive
+// of its preferences there.
+func mergeExtra(out, kept []extraLabel, extra string) []extraLabel {
+	k := 0
+	for len(out) < MaxExtraLabels && (extra != "" || k < len(kept)) {
+		if extra == "" {
+			out = append(out, kept[k])
+			k++
+			continue
 		}
-		out.extra = writeExtra(kept[:min(len(kept), MaxExtraLabels)])
+		first, rest, _ := strings.Cut(extra, ", ")
+		e := extraLabel{first[:len(first)-2], prefOfToken(first[len(first)-1:])}
+		switch {
+		case k < len(kept) && kept[k].key < e.key:
+			out = append(out, kept[k])
+			k++
+			continue
+		case k < len(kept) && kept[k].key == e.key:
+			e.v = max(e.v, kept[k].v)
+			k++
+		}
+		out = append(out, e)
+		extra = rest
 	}
 	return out
 }

@@ -3,6 +3,8 @@ package usage_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -408,6 +410,42 @@ func TestCombineBoundsExtraLabels(t *testing.T) {
 		n++
 	}
 	assert.Equal(t, usage.MaxExtraLabels, n)
+}
+
+// Combine of many statements keeps, of the labels outside the vocabulary
+// they state, the first MaxExtraLabels in byte order, each with its most
+// restrictive preference (vocab-07 §5.1), as sorting them all would; it
+// allocates only that result, however many it combines.
+func TestCombineMany(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 1))
+	for range 300 {
+		ps := make([]usage.Prefs, rng.IntN(40))
+		most := map[string]usage.Pref{}
+		for i := range ps {
+			var ms []string
+			for range rng.IntN(2 * usage.MaxExtraLabels) {
+				l, v := fmt.Sprintf("l%02x", rng.IntN(256)), []usage.Pref{Yes, No}[rng.IntN(2)]
+				ms = append(ms, l+"="+v.String())
+			}
+			ps[i] = usage.Parse(strings.Join(ms, ", "))
+			for l, v := range ps[i].All() {
+				most[l] = max(most[l], v)
+			}
+		}
+		labels := slices.Sorted(maps.Keys(most))
+		var want []string
+		for _, l := range labels[:min(len(labels), usage.MaxExtraLabels)] {
+			want = append(want, l+"="+most[l].String())
+		}
+		got := usage.Combine(ps...)
+		assert.Equal(t, strings.Join(want, ", "), got.String())
+		one := usage.Prefs{}
+		for _, p := range ps {
+			one = usage.Combine(one, p)
+		}
+		assert.Equal(t, got, one, "one by one")
+		assert.LessOrEqual(t, testing.AllocsPerRun(3, func() { usage.Combine(ps...) }), 1.0)
+	}
 }
 
 func TestFromHeader(t *testing.T) {
