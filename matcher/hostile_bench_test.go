@@ -76,12 +76,12 @@ func BenchmarkHostileUsage(b *testing.B) {
 }
 
 // BenchmarkHostileMembers parses and compiles each file of Content-Usage
-// and Content-Signal lines of many members, or of one long member
-// (benchdata.MemberFloods), at the body cap: at most 8 times the file
+// and Content-Signal lines of many members, of one long member, or of
+// labels that combine (benchdata.UsageFloods), at the body cap: at most 8 times the file
 // allocated (alloc/input). Then it checks a path against it: the same
 // 1 ms bound as the other hostile files.
 func BenchmarkHostileMembers(b *testing.B) {
-	for _, s := range benchdata.MemberFloods() {
+	for _, s := range benchdata.UsageFloods() {
 		body := s.Body(bodyCap)
 		b.Run("compile/"+s.Name, func(b *testing.B) {
 			b.SetBytes(int64(len(body)))

@@ -65,7 +65,7 @@ func TestSizeFollowsTheHeap(t *testing.T) {
 	}
 	// Lines of many members, or of one long one: the Content-Usage values
 	// a Matcher keeps are counted with the preferences read from them.
-	for _, s := range benchdata.MemberFloods() {
+	for _, s := range benchdata.UsageFloods() {
 		body := s.Body(500 << 10)
 		check(s.Name, body)
 		assert.Less(t, matcher.Compile(parser.Parse(body), s.Agent).Size(), int64(6*len(body)), s.Name)

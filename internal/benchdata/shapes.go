@@ -147,13 +147,15 @@ func Shapes() []Shape {
 		{"content-usage wildcards", true, "ExampleBot", repeated("user-agent:*\n", func(i int) string {
 			return fmt.Sprintf("content-usage:/*%x*a train-ai=n\n", i)
 		})},
-	}, MemberFloods()...)
+	}, UsageFloods()...)
 }
 
-// MemberFloods are the shapes of Content-Usage and Content-Signal lines of
-// many members, or of one long one: work on a line is bounded by its
-// bytes, not by how many members it claims.
-func MemberFloods() []Shape {
+// UsageFloods are the shapes of Content-Usage and Content-Signal lines built
+// to cost: lines of many members, or of one long member, and many lines
+// whose labels outside the vocabulary combine. Work on a line is bounded by
+// its bytes, not by how many members it claims, and combining rules by the
+// labels they keep, not by the rules.
+func UsageFloods() []Shape {
 	return []Shape{
 		// Every x is a problem of its Content-Signal record, and every
 		// search=yes but the last a duplicate. Every a is a member of a
@@ -167,6 +169,14 @@ func MemberFloods() []Shape {
 		})},
 		{"long content-usage member", true, "ExampleBot", repeated("user-agent: *\n", same("content-usage: train-ai="+strings.Repeat("y", 16_000)+"\n"))},
 		{"long content-signal member", true, "ExampleBot", repeated("user-agent: *\n", same("content-signal: search="+strings.Repeat("y", 16_000)+"\n"))},
+		// Each label comes first in byte order so far, so that it changes
+		// what the rules of its path, or of none, combine to.
+		{"content-usage rules of no path", true, "ExampleBot", repeated("user-agent: *\n", func(i int) string {
+			return fmt.Sprintf("content-usage: k%06d=y\n", 999_999-i)
+		})},
+		{"content-usage rules of one path", true, "ExampleBot", repeated("user-agent: *\n", func(i int) string {
+			return fmt.Sprintf("content-usage:/a k%06d=y\n", 999_999-i)
+		})},
 	}
 }
 
