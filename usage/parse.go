@@ -39,7 +39,7 @@ func Parse(value string) Prefs {
 			p.set(i, v)
 			return
 		}
-		extras = extras.state(m.key, v)
+		extras.state(m.key, v)
 	}); !ok {
 		return Prefs{}
 	}

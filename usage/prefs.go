@@ -269,33 +269,35 @@ type extraSet struct {
 	cutting bool
 }
 
-// state returns x after a member that gives key the value v.
-func (x extraSet) state(key string, v Pref) extraSet {
-	if len(key) > MaxExtraLabelLen {
-		return x // never kept, whatever its value
+// state records that a member gives key the value v.
+func (x *extraSet) state(key string, v Pref) {
+	if len(key) > MaxExtraLabelLen || v == Unknown && len(x.es) == 0 {
+		return // never kept, whatever its value; or nothing to take back
 	}
 	i, found := slices.BinarySearchFunc(x.es, key, func(e extraLabel, k string) int { return strings.Compare(e.key, k) })
+	n := len(x.es)
 	switch {
 	case found && v == Unknown:
-		x.es = slices.Delete(x.es, i, i+1)
+		copy(x.es[i:], x.es[i+1:])
+		x.es = x.es[:n-1]
 	case found:
 		x.es[i].v = v
 	case v == Unknown || x.cutting && key > x.cut:
 		// Nothing to follow: no value, or after labels that come first.
-	case len(x.es) < extraTracked:
-		if len(x.es) == cap(x.es) { // grown once, to its bound
+	case n < extraTracked:
+		if n == cap(x.es) { // grown once, to its bound
 			x.es = append(make([]extraLabel, 0, extraTracked), x.es...)
 		}
-		x.es = slices.Insert(x.es, i, extraLabel{key, v})
+		x.es = x.es[:n+1]
+		copy(x.es[i+1:], x.es[i:n])
+		x.es[i] = extraLabel{key, v}
 	default:
-		n := len(x.es)
 		if i < n {
 			copy(x.es[i+1:], x.es[i:n-1])
 			x.es[i] = extraLabel{key, v}
 		}
 		x.cut, x.cutting = x.es[n-1].key, true
 	}
-	return x
 }
 
 func writeExtra(es []extraLabel) string {
