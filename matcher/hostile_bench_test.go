@@ -1,9 +1,11 @@
 package matcher_test
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/crawlkit/robots/internal/benchdata"
 	"github.com/crawlkit/robots/internal/urlpath"
 	"github.com/crawlkit/robots/matcher"
 	"github.com/crawlkit/robots/parser"
@@ -68,6 +70,38 @@ func BenchmarkHostileUsage(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				m.Usage(c.path)
+			}
+		})
+	}
+}
+
+// BenchmarkHostileMembers parses and compiles each file of Content-Usage
+// and Content-Signal lines of many members, of one long member, or of
+// labels that combine (benchdata.UsageFloods), at the body cap: at most 8 times the file
+// allocated (alloc/input). Then it checks a path against it: the same
+// 1 ms bound as the other hostile files.
+func BenchmarkHostileMembers(b *testing.B) {
+	for _, s := range benchdata.UsageFloods() {
+		body := s.Body(bodyCap)
+		b.Run("compile/"+s.Name, func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			n := 0
+			for b.Loop() {
+				matcher.Compile(parser.Parse(body), s.Agent)
+				n++
+			}
+			runtime.ReadMemStats(&after)
+			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(n)/float64(len(body)), "alloc/input")
+		})
+		m := matcher.Compile(parser.Parse(body), s.Agent)
+		b.Run("check/"+s.Name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				m.Usage("/p/index.html")
+				m.Signal()
 			}
 		})
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/crawlkit/robots/internal/benchdata"
 	"github.com/crawlkit/robots/internal/sharedtest"
 	"github.com/crawlkit/robots/matcher"
 	"github.com/crawlkit/robots/parser"
@@ -61,6 +62,13 @@ func TestSizeFollowsTheHeap(t *testing.T) {
 		// A cache's byte budget is never below 16 times the body cap, so
 		// that two of the worst entries (body and matcher) fit in it.
 		assert.Less(t, matcher.Compile(parser.Parse(body), "ExampleBot").Size(), int64(7*len(body)), name)
+	}
+	// Lines of many members, or of one long one: the Content-Usage values
+	// a Matcher keeps are counted with the preferences read from them.
+	for _, s := range benchdata.UsageFloods() {
+		body := s.Body(500 << 10)
+		check(s.Name, body)
+		assert.Less(t, matcher.Compile(parser.Parse(body), s.Agent).Size(), int64(6*len(body)), s.Name)
 	}
 	// The shapes built to make checks slow: their pieces and the trie of
 	// them are counted too, and stay within 6 times the body.

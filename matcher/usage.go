@@ -77,7 +77,7 @@ func compileUsage(groups []*parser.Group) *usageRules {
 	if sz.rules == 0 {
 		return nil
 	}
-	u := &usageRules{pats: make([]usagePat, 0, sz.patterns)}
+	u := &usageRules{}
 	text := make([]byte, 0, sz.text)
 	add := func(s string) span {
 		sp := span{uint32(len(text)), uint32(len(s))}
@@ -110,6 +110,7 @@ func compileUsage(groups []*parser.Group) *usageRules {
 	}
 	slices.SortStableFunc(order, func(a, b int32) int { return strings.Compare(canon(a), canon(b)) })
 	firstOf := make([]int32, len(paths)) // the first rule of the path of each
+	distinct := 0
 	for lo := 0; lo < len(order); {
 		hi := lo + 1
 		for hi < len(order) && canon(order[hi]) == canon(order[lo]) {
@@ -118,32 +119,70 @@ func compileUsage(groups []*parser.Group) *usageRules {
 		for _, i := range order[lo:hi] {
 			firstOf[i] = order[lo] // stable: the lowest index comes first
 		}
+		distinct++
 		lo = hi
 	}
+	// The preferences of a path stated more than once are combined here,
+	// path by path, so that combining them costs one Prefs per path.
+	// firstOf of the first rule of such a path becomes -1-k, k their
+	// index in combined.
+	var combined []usage.Prefs
+	if distinct < len(paths) {
+		rules := make([]*parser.ContentUsage, 0, len(paths)) // of the rules with a path, in file order
+		for _, g := range groups {
+			for k := range g.ContentUsage {
+				if g.ContentUsage[k].Path != "" {
+					rules = append(rules, &g.ContentUsage[k])
+				}
+			}
+		}
+		var c combination
+		for lo := 0; lo < len(order); {
+			f, hi := order[lo], lo+1
+			for hi < len(order) && firstOf[order[hi]] == f {
+				hi++
+			}
+			if hi-lo > 1 {
+				for _, i := range order[lo:hi] {
+					c.add(usage.Parse(rules[i].Preferences))
+				}
+				firstOf[f] = -1 - int32(len(combined))
+				combined = append(combined, c.prefs())
+			}
+			lo = hi
+		}
+	}
+	u.pats = make([]usagePat, 0, distinct)
 	patOf := order // reused: the pattern of each rule that is the first of its path
-	entries := make([]entry, 0, sz.patterns)
+	entries := make([]entry, 0, distinct)
+	pieces := 0
+	var pathless combination
 	i := int32(0) // the index of the next rule with a path
 	for _, g := range groups {
 		for _, cu := range g.ContentUsage {
-			prefs := usage.Parse(cu.Preferences)
 			if cu.Path == "" {
 				if u.first.line == 0 {
 					u.first = usageText{prefs: add(cu.Preferences), line: int32(min(cu.Line, 1<<31-1))}
 				}
-				u.pathless = usage.Combine(u.pathless, prefs)
+				pathless.add(usage.Parse(cu.Preferences))
 				continue
 			}
-			if f := firstOf[i]; f != i {
+			var prefs usage.Prefs
+			switch f := firstOf[i]; {
+			case f < 0:
+				prefs = combined[-1-f]
+			case f != i:
 				i++
-				p := &u.pats[patOf[f]]
-				p.prefs = usage.Combine(p.prefs, prefs) // vocab-07 §5.1
-				continue
+				continue // combined with the first of its path
+			default:
+				prefs = usage.Parse(cu.Preferences)
 			}
 			c, base, id := canon(i), paths[i].off, int32(len(u.pats))
 			patOf[i] = id
 			i++
 			entries = appendEntries(entries, c, base, id, false)
 			e := &entries[len(entries)-1]
+			pieces += countPieces(strings.TrimSuffix(c, "$"))
 			k, _ := e.kind(c[:e.n])
 			first := usageText{path: span{base, uint32(len(c))}, line: int32(min(cu.Line, 1<<31-1))}
 			if c != cu.Path {
@@ -154,6 +193,7 @@ func compileUsage(groups []*parser.Group) *usageRules {
 				head: span{base, e.head}, kind: k, rank: e.rank(), wild: -1})
 		}
 	}
+	u.pathless = pathless.prefs()
 	// Order the patterns by length before the set sorts the entries: a
 	// pattern's rank is its length.
 	u.byLen = make([]int32, len(u.pats))
@@ -172,11 +212,34 @@ func compileUsage(groups []*parser.Group) *usageRules {
 		}
 		lo = hi
 	}
-	u.set = newPatternSet(entries, sz.pieces, finish(text), false, u.rank) // ties needs every pattern
+	u.set = newPatternSet(entries, pieces, finish(text), false, u.rank) // ties needs every pattern
 	for i := range u.set.wild {
 		u.pats[u.set.wild[i].id()].wild = int32(i)
 	}
 	return u
+}
+
+// combination combines many Prefs as usage.Combine does, a batch at a
+// time: a Prefs of its own per batch, not per Prefs added.
+type combination struct {
+	batch [32]usage.Prefs
+	n     int
+}
+
+func (c *combination) add(p usage.Prefs) {
+	if c.n == len(c.batch) {
+		c.batch[0], c.n = usage.Combine(c.batch[:c.n]...), 1
+	}
+	c.batch[c.n] = p
+	c.n++
+}
+
+// prefs returns the combination of the Prefs added since the last call,
+// and starts a new one.
+func (c *combination) prefs() usage.Prefs {
+	p := usage.Combine(c.batch[:c.n]...)
+	c.n = 0
+	return p
 }
 
 // rank is the rank of pattern id.
@@ -256,12 +319,25 @@ func (u *usageRules) size() int64 {
 	n := int64(unsafe.Sizeof(*u)) + u.set.size()
 	n += int64(cap(u.pats)) * int64(unsafe.Sizeof(usagePat{}))
 	n += int64(cap(u.byLen)) * int64(unsafe.Sizeof(int32(0)))
-	// A Prefs keeps the labels outside the vocabulary in a canonical string
-	// of its own, at most twice the value it was read from.
 	for i := range u.pats {
-		n += 2 * int64(u.pats[i].first.prefs.n)
+		n += extraSize(u.pats[i].prefs)
 	}
-	return n + 2*int64(u.first.prefs.n)
+	return n + extraSize(u.pathless)
+}
+
+// extraSize is the size of the string of its own in which p keeps the
+// labels outside the vocabulary, "a=y, b=n": at most usage.MaxExtraLabels
+// of them, whatever the value p was read from.
+func extraSize(p usage.Prefs) int64 {
+	n := int64(0)
+	for l := range p.All() {
+		switch l {
+		case usage.TrainAI, usage.Search, usage.AIUse:
+		default:
+			n += int64(len(l) + len("=y, "))
+		}
+	}
+	return max(n-int64(len(", ")), 0)
 }
 
 // Usage returns the usage preferences the selected groups state for path,
@@ -324,7 +400,7 @@ func compileSignal(r *parser.Robots, groups []*parser.Group) (usage.Signal, pars
 		if rec.Group < 0 || rec.Group >= len(r.Groups) || !selected[&r.Groups[rec.Group]] {
 			continue
 		}
-		v, _ := usage.ParseSignal(rec.Value)
+		v, _ := usage.ParseSignalN(rec.Value, 0) // no problems: none is reported
 		s = usage.CombineSignals(s, v)
 		if first.Line == 0 {
 			first = parser.ContentSignal{Group: rec.Group, Value: strings.Clone(rec.Value), Line: rec.Line}

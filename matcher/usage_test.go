@@ -1,6 +1,7 @@
 package matcher_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -126,6 +127,42 @@ func TestUsageTiesAgainstReference(t *testing.T) {
 			got := m.Usage(path)
 			require.Equal(t, want, got.Prefs, "round %d, %q\n%s", round, path, b.String())
 			require.Equal(t, line, got.Rule.Line, "round %d, %q\n%s", round, path, b.String())
+		}
+	}
+}
+
+// Rules of one path, or of none, stated many times with many labels
+// outside the vocabulary: they combine, a batch at a time, into what
+// combining them one by one gives (vocab-07 §5.1), the first
+// usage.MaxExtraLabels labels in byte order kept.
+func TestUsageCombinesManyRules(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 3))
+	known := []string{"train-ai", "search", "ai-use"}
+	for round := range 10 {
+		var b strings.Builder
+		b.WriteString("User-agent: *\n")
+		for range 100 + rng.IntN(400) {
+			b.WriteString("Content-Usage: " + []string{"", "/a", "/a", "/ab", "/b*"}[rng.IntN(5)] + " ")
+			for j := range 1 + rng.IntN(4) {
+				if j > 0 {
+					b.WriteString(", ")
+				}
+				label := fmt.Sprintf("l%02d", rng.IntN(100))
+				if rng.IntN(6) == 0 {
+					label = known[rng.IntN(3)]
+				}
+				b.WriteString(label + "=" + []string{"y", "n", "x"}[rng.IntN(3)])
+			}
+			b.WriteString("\n")
+		}
+		r := parser.Parse([]byte(b.String()))
+		m := matcher.Compile(r, "bot")
+		for _, path := range []string{"/", "/a", "/ab", "/abc", "/b", "/bc"} {
+			want, line := refUsageLine(r, []string{"bot"}, path)
+			got := m.Usage(path)
+			require.Equal(t, want.String(), got.Prefs.String(), "round %d, %q", round, path)
+			require.Equal(t, want, got.Prefs, "round %d, %q", round, path)
+			require.Equal(t, line, got.Rule.Line, "round %d, %q", round, path)
 		}
 	}
 }

@@ -760,8 +760,9 @@ func (b *builder) contentSignal(l *line) {
 		return
 	}
 	// Past MaxWarnings, only a value with a problem counts an omitted
-	// warning: a valid line has none.
-	if _, problems := usage.ParseSignal(v); len(problems) > 0 && b.keepWarning() {
+	// warning: a valid line has none. Only the first problem is built: a
+	// line of many bad members costs one message, not one per member.
+	if _, problems := usage.ParseSignalN(v, 1); len(problems) > 0 && b.keepWarning() {
 		b.warn1(l.num, InvalidValue, "content-signal: "+problems[0].Message)
 	}
 	b.r.ContentSignals = append(b.r.ContentSignals, ContentSignal{Group: b.n.groups - 1, Value: v, Line: l.num})

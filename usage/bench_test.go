@@ -76,3 +76,18 @@ func BenchmarkValidate(b *testing.B) {
 		usage.Validate(v)
 	}
 }
+
+// BenchmarkFromHeaderHostile reads each hostile 10 MiB Content-Usage header
+// (hostileHeaders): at most 300 ms and 64 MiB each.
+func BenchmarkFromHeaderHostile(b *testing.B) {
+	for _, h := range hostileHeaders(headerCap) {
+		size := headerSize(h.header)
+		b.Run(h.name, func(b *testing.B) {
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			for b.Loop() {
+				usage.FromHeader(h.header)
+			}
+		})
+	}
+}

@@ -20,7 +20,12 @@
 //
 // Content-Signal ("search=yes, ai-train=no") is a different statement with
 // different categories; ParseSignal reads it into a Signal, leniently and
-// with problems reported.
+// with problems reported (ParseSignalN builds only the first ones).
+//
+// Work on a value is bounded by its bytes, not by the members it claims:
+// Parse and WellFormed allocate a bounded amount whatever the value,
+// FromHeader that and one copy of the lines it joins, and Validate and
+// ParseSignal what their problems take.
 //
 // Non-goals: finding the Content-Usage rule of a robots.txt that applies to
 // a URL (packages parser and matcher do that and hand the value here),

@@ -25,21 +25,25 @@ import (
 //
 // The value is parsed as RFC 9651 §4.2 says: leading SP is skipped, but not
 // HTAB, so a caller taking the value from a robots.txt line trims it first.
+//
+// Parse allocates the canonical string of the labels outside the
+// vocabulary it keeps and, for a value of more than 8 of them, 1.5 KiB to
+// follow them (see MaxExtraLabels), whatever the size of the value.
 func Parse(value string) Prefs {
 	var p Prefs
 	var small [8]extraLabel
-	extras := small[:0]
+	extras := extraSet{es: small[:0]}
 	if _, ok := parseDictionary(value, func(m sfMember) {
 		v := memberPref(m)
 		if i := knownIndex(m.key); i >= 0 {
 			p.set(i, v)
 			return
 		}
-		extras = append(extras, extraLabel{m.key, v})
+		extras.state(m.key, v)
 	}); !ok {
 		return Prefs{}
 	}
-	p.extra = canonicalExtra(extras)
+	p.extra = writeExtra(extras.es[:min(len(extras.es), MaxExtraLabels)])
 	return p
 }
 

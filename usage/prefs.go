@@ -1,7 +1,6 @@
 package usage
 
 import (
-	"cmp"
 	"iter"
 	"slices"
 	"strings"
@@ -53,6 +52,14 @@ func (v Pref) String() string {
 // with Get before this package knows them. Labels longer than
 // MaxExtraLabelLen bytes are not kept. When a value states more, the first
 // in byte order are kept.
+//
+// To read a value of any size in bounded memory, Parse follows at most
+// 2*MaxExtraLabels of these labels at a time, the first in byte order so
+// far. A value that states more than that and then takes back more than
+// MaxExtraLabels of the ones followed (a later member of the same label
+// with a value other than y or n) can leave fewer than MaxExtraLabels
+// kept, though labels after them in byte order are stated: the ones kept
+// are still the first in byte order, with their last values.
 const (
 	MaxExtraLabels   = 32
 	MaxExtraLabelLen = 64
@@ -167,6 +174,10 @@ func (p Prefs) String() string {
 // how statements from different places (robots.txt and the header, or rules
 // of equal length) are combined.
 //
+// Combine allocates at most the string of the labels outside the
+// vocabulary of the result, however many statements it combines: combining
+// many at once costs less than combining them one by one.
+//
 // Combine never weakens a No, but what it is given may already have lost
 // one. Five readings turn an n as written into Yes or Unknown before
 // Combine sees it: a later value of the same label in one statement wins
@@ -192,24 +203,45 @@ func Combine(ps ...Prefs) Prefs {
 		}
 	}
 	if extras > 1 {
-		var all []extraLabel
+		// The first MaxExtraLabels labels of the union of the first ones
+		// so far and those of the next statement are the first of the
+		// union of all: a label past them never comes back.
+		var a, b [MaxExtraLabels]extraLabel
+		kept, spare := a[:0], b[:0]
 		for _, p := range ps {
-			for s := p.extra; s != ""; {
-				var e string
-				e, s, _ = strings.Cut(s, ", ")
-				all = append(all, extraLabel{e[:len(e)-2], prefOfToken(e[len(e)-1:])})
+			if p.extra != "" {
+				kept, spare = mergeExtra(spare[:0], kept, p.extra), kept
 			}
 		}
-		slices.SortStableFunc(all, func(a, b extraLabel) int { return cmp.Compare(a.key, b.key) })
-		kept := all[:0]
-		for _, e := range all {
-			if n := len(kept); n > 0 && kept[n-1].key == e.key {
-				kept[n-1].v = max(kept[n-1].v, e.v)
-				continue
-			}
-			kept = append(kept, e)
+		out.extra = writeExtra(kept)
+	}
+	return out
+}
+
+// mergeExtra appends to out the first MaxExtraLabels labels of kept (sorted,
+// each once) and of extra (a Prefs.extra), each with the most restrictive
+// of its preferences there.
+func mergeExtra(out, kept []extraLabel, extra string) []extraLabel {
+	k := 0
+	for len(out) < MaxExtraLabels && (extra != "" || k < len(kept)) {
+		if extra == "" {
+			out = append(out, kept[k])
+			k++
+			continue
 		}
-		out.extra = writeExtra(kept[:min(len(kept), MaxExtraLabels)])
+		first, rest, _ := strings.Cut(extra, ", ")
+		e := extraLabel{first[:len(first)-2], prefOfToken(first[len(first)-1:])}
+		switch {
+		case k < len(kept) && kept[k].key < e.key:
+			out = append(out, kept[k])
+			k++
+			continue
+		case k < len(kept) && kept[k].key == e.key:
+			e.v = max(e.v, kept[k].v)
+			k++
+		}
+		out = append(out, e)
+		extra = rest
 	}
 	return out
 }
@@ -220,25 +252,63 @@ type extraLabel struct {
 	v   Pref
 }
 
-// canonicalExtra turns the extra labels of one Dictionary, in order and
-// with duplicates, into Prefs.extra: the last value of each label counts
-// (vocab-07 §6.5.1), labels without y or n and labels too long are dropped,
-// the first MaxExtraLabels in byte order are kept.
-func canonicalExtra(es []extraLabel) string {
-	if len(es) == 0 {
-		return ""
+// extraTracked is how many labels outside the vocabulary Parse follows
+// while it reads a value: the first MaxExtraLabels in byte order, and as
+// many more so that a value can take some of those back without losing
+// the ones after them.
+const extraTracked = 2 * MaxExtraLabels
+
+// extraSet follows the labels outside the vocabulary of one Dictionary, in
+// member order, so that what it keeps at the end is what sorting every
+// member and taking the last value of each label would give (vocab-07
+// §6.5.1): the first MaxExtraLabels labels in byte order whose last value
+// is y or n. It holds at most extraTracked labels, whatever the value
+// states, and never a copy of one.
+//
+// es holds, sorted, every label whose value so far is y or n and that is
+// not after cut in byte order (every such label while cutting is false).
+// A label stated without y or n is not held: it has no value to keep, and
+// a later y or n brings it back. When a label would make es too long, the
+// last of es goes and cut moves before it. So es always starts with the
+// first labels in byte order of those the value leaves stated y or n, each
+// with its last value; it can end short of MaxExtraLabels where they do
+// not only when, after es was cut, more than extraTracked-MaxExtraLabels
+// of its labels were taken back.
+type extraSet struct {
+	es      []extraLabel
+	cut     string
+	cutting bool
+}
+
+// state records that a member gives key the value v.
+func (x *extraSet) state(key string, v Pref) {
+	if len(key) > MaxExtraLabelLen || v == Unknown && len(x.es) == 0 {
+		return // never kept, whatever its value; or nothing to take back
 	}
-	slices.SortStableFunc(es, func(a, b extraLabel) int { return cmp.Compare(a.key, b.key) })
-	kept := es[:0]
-	for i, e := range es {
-		if i+1 < len(es) && es[i+1].key == e.key {
-			continue // a later value of the same label follows
+	i, found := slices.BinarySearchFunc(x.es, key, func(e extraLabel, k string) int { return strings.Compare(e.key, k) })
+	n := len(x.es)
+	switch {
+	case found && v == Unknown:
+		copy(x.es[i:], x.es[i+1:])
+		x.es = x.es[:n-1]
+	case found:
+		x.es[i].v = v
+	case v == Unknown || x.cutting && key > x.cut:
+		// Nothing to follow: no value, or after labels that come first.
+	case n < extraTracked:
+		if n == cap(x.es) { // grown once, to its bound
+			x.es = append(make([]extraLabel, 0, extraTracked), x.es...)
 		}
-		if e.v != Unknown && len(e.key) <= MaxExtraLabelLen && len(kept) < MaxExtraLabels {
-			kept = append(kept, e)
+		x.es = x.es[:n+1]
+		copy(x.es[i+1:], x.es[i:n])
+		x.es[i] = extraLabel{key, v}
+	default:
+		if i < n {
+			copy(x.es[i+1:], x.es[i:n-1])
+			x.es[i] = extraLabel{key, v}
 		}
+		x.cut, x.cutting = x.es[n-1].key, true
 	}
-	return writeExtra(kept)
 }
 
 func writeExtra(es []extraLabel) string {

@@ -81,11 +81,23 @@ func (s Signal) String() string {
 //
 // Each tolerance and each ignored member is reported as a Problem.
 func ParseSignal(value string) (Signal, []Problem) {
+	return ParseSignalN(value, -1)
+}
+
+// ParseSignalN is ParseSignal, returning the first n problems, or all of
+// them when n < 0. The others are not built, so that reading a value costs
+// what its first problems take whatever its members: with n = 0 it
+// allocates nothing.
+func ParseSignalN(value string, n int) (Signal, []Problem) {
 	var s Signal
 	var ps []Problem
+	more := func() bool { return n < 0 || len(ps) < n }
 	var seen [len(signalKeys)]int // offset+1 of each key's last member
 	if strings.Trim(value, " \t") == "" {
-		return s, append(ps, Problem{Kind: Empty, Message: "states no signal"})
+		if more() {
+			ps = append(ps, Problem{Kind: Empty, Message: "states no signal"})
+		}
+		return s, ps
 	}
 	for off := 0; off <= len(value); {
 		elem, _, _ := strings.Cut(value[off:], ",")
@@ -95,7 +107,9 @@ func ParseSignal(value string) (Signal, []Problem) {
 		at := start + len(elem) - len(e)
 		e = strings.TrimRight(e, " \t")
 		if e == "" {
-			ps = append(ps, Problem{Kind: Tolerated, Offset: at, Message: "empty member, skipped"})
+			if more() {
+				ps = append(ps, Problem{Kind: Tolerated, Offset: at, Message: "empty member, skipped"})
+			}
 			continue
 		}
 		// Parameters first, so that "search;v=1" is a key without a value,
@@ -105,37 +119,41 @@ func ParseSignal(value string) (Signal, []Problem) {
 		key := strings.TrimRight(rawKey, " \t")
 		i := signalIndex(key)
 		if i < 0 {
-			why := "not a Content-Signal name (search, ai-input, ai-train)"
-			if knownIndex(key) >= 0 {
-				why = "an AIPREF label, which belongs in Content-Usage, not a Content-Signal name"
+			if more() {
+				why := "not a Content-Signal name (search, ai-input, ai-train)"
+				if knownIndex(key) >= 0 {
+					why = "an AIPREF label, which belongs in Content-Usage, not a Content-Signal name"
+				}
+				ps = append(ps, Problem{Kind: UnknownLabel, Offset: at, Label: key,
+					Message: strconv.Quote(key) + ": " + why + "; ignored"})
 			}
-			ps = append(ps, Problem{Kind: UnknownLabel, Offset: at, Label: key,
-				Message: strconv.Quote(key) + ": " + why + "; ignored"})
 			continue
 		}
-		if seen[i] != 0 {
+		if seen[i] != 0 && more() {
 			ps = append(ps, Problem{Kind: Duplicate, Offset: seen[i] - 1, Label: signalKeys[i],
 				Message: signalKeys[i] + " is given again at byte " + strconv.Itoa(at) + "; only the last counts"})
 		}
 		seen[i] = at + 1
 		if !hasEq {
 			*s.field(i) = Unknown
-			ps = append(ps, Problem{Kind: BadValue, Offset: at, Label: key,
-				Message: key + " has no value: write " + signalKeys[i] + "=yes or " + signalKeys[i] + "=no; it is unknown"})
+			if more() {
+				ps = append(ps, Problem{Kind: BadValue, Offset: at, Label: key,
+					Message: key + " has no value: write " + signalKeys[i] + "=yes or " + signalKeys[i] + "=no; it is unknown"})
+			}
 			continue
 		}
-		if key != signalKeys[i] {
+		if key != signalKeys[i] && more() {
 			ps = append(ps, Problem{Kind: Tolerated, Offset: at, Label: key,
 				Message: key + " read as " + signalKeys[i] + ": write names in lowercase"})
 		}
 		valAt := at + len(rawKey) + 1
 		val := strings.TrimLeft(rawVal, " \t")
 		valAt += len(rawVal) - len(val)
-		if len(key) != len(rawKey) || len(val) != len(rawVal) {
+		if (len(key) != len(rawKey) || len(val) != len(rawVal)) && more() {
 			ps = append(ps, Problem{Kind: Tolerated, Offset: at, Label: key,
 				Message: "white space around '=' skipped"})
 		}
-		if hasParams {
+		if hasParams && more() {
 			ps = append(ps, Problem{Kind: Parameters, Offset: at + len(e), Label: key,
 				Message: "parameters " + strconv.Quote(";"+params) + " are not part of Content-Signal; ignored"})
 		}
@@ -146,13 +164,15 @@ func ParseSignal(value string) (Signal, []Problem) {
 			v = Yes
 		case strings.EqualFold(val, "no"):
 			v = No
-		default:
+		case more():
 			ps = append(ps, Problem{Kind: BadValue, Offset: valAt, Label: key,
 				Message: signalKeys[i] + ": the value " + strconv.Quote(val) + " is neither yes nor no; it is unknown"})
 		}
-		if v != Unknown && val != strings.ToLower(val) {
-			ps = append(ps, Problem{Kind: Tolerated, Offset: valAt, Label: key,
-				Message: val + " read as " + strings.ToLower(val) + ": write values in lowercase"})
+		if v != Unknown && more() {
+			if lower := strings.ToLower(val); val != lower {
+				ps = append(ps, Problem{Kind: Tolerated, Offset: valAt, Label: key,
+					Message: val + " read as " + lower + ": write values in lowercase"})
+			}
 		}
 		*s.field(i) = v
 	}

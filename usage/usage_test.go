@@ -2,6 +2,9 @@ package usage_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -235,6 +238,63 @@ func TestExtraLabelsAreBounded(t *testing.T) {
 	assert.Equal(t, Unknown, p.Get(long))
 }
 
+// Parse follows at most 2*MaxExtraLabels labels outside the vocabulary at
+// a time, so that a value of any size is read in bounded memory. The one
+// answer that bound changes: a value that states more labels than that, then
+// takes back more than MaxExtraLabels of the first ones, keeps the first of
+// those it leaves stated, but fewer than MaxExtraLabels of them.
+func TestExtraLabelsFollowedAreBounded(t *testing.T) {
+	label := func(i int) string { return fmt.Sprintf("l%03d", i) }
+	stated := func(from, to int, v string) []string {
+		var ms []string
+		for i := from; i < to; i++ {
+			ms = append(ms, label(i)+v)
+		}
+		return ms
+	}
+	kept := func(p usage.Prefs) []string {
+		var ls []string
+		for l := range p.All() {
+			ls = append(ls, l)
+		}
+		return ls
+	}
+	const followed = 2 * usage.MaxExtraLabels
+	// Labels stated in reverse order, each then the first so far, and
+	// labels restated: the last value counts, as if all were sorted.
+	var ms []string
+	for i := followed + 10; i >= 0; i-- {
+		ms = append(ms, label(i)+"=n")
+	}
+	ms = append(ms, stated(0, followed+11, "=y")...)
+	p := usage.Parse(strings.Join(ms, ", "))
+	assert.Equal(t, stated(0, usage.MaxExtraLabels, ""), kept(p))
+	assert.Equal(t, Yes, p.Get(label(0)))
+
+	// Taking back MaxExtraLabels of the first labels: the next ones are
+	// still followed.
+	ms = append(stated(0, followed+1, "=y"), stated(0, usage.MaxExtraLabels, "")...)
+	p = usage.Parse(strings.Join(ms, ", "))
+	assert.Equal(t, stated(usage.MaxExtraLabels, 2*usage.MaxExtraLabels, ""), kept(p))
+
+	// One more: the label after the followed ones was let go when it was
+	// stated, so one label fewer is kept than the value leaves stated.
+	ms = append(stated(0, followed+1, "=y"), stated(0, usage.MaxExtraLabels+1, "")...)
+	p = usage.Parse(strings.Join(ms, ", "))
+	assert.Equal(t, stated(usage.MaxExtraLabels+1, followed, ""), kept(p), "l%03d is not kept", followed)
+	assert.Equal(t, Unknown, p.Get(label(followed)))
+	// Stated again, it stays let go: labels after the followed ones are
+	// never brought back, as one let go before it might come first.
+	ms = append(ms, label(followed)+"=n")
+	p = usage.Parse(strings.Join(ms, ", "))
+	assert.Equal(t, stated(usage.MaxExtraLabels+1, followed, ""), kept(p))
+	// A label before them is followed still.
+	ms = append(ms, label(0)+"=n")
+	p = usage.Parse(strings.Join(ms, ", "))
+	assert.Equal(t, append([]string{label(0)}, stated(usage.MaxExtraLabels+1, followed, "")...), kept(p))
+	assert.Equal(t, No, p.Get(label(0)))
+}
+
 func TestPrefsAreComparable(t *testing.T) {
 	// The same statement written differently is the same Prefs.
 	assert.Equal(t, usage.Parse("search=y, train-ai=n"), usage.Parse("train-ai=n,search=y"))
@@ -350,6 +410,42 @@ func TestCombineBoundsExtraLabels(t *testing.T) {
 		n++
 	}
 	assert.Equal(t, usage.MaxExtraLabels, n)
+}
+
+// Combine of many statements keeps, of the labels outside the vocabulary
+// they state, the first MaxExtraLabels in byte order, each with its most
+// restrictive preference (vocab-07 §5.1), as sorting them all would; it
+// allocates only that result, however many it combines.
+func TestCombineMany(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 1))
+	for range 300 {
+		ps := make([]usage.Prefs, rng.IntN(40))
+		most := map[string]usage.Pref{}
+		for i := range ps {
+			var ms []string
+			for range rng.IntN(2 * usage.MaxExtraLabels) {
+				l, v := fmt.Sprintf("l%02x", rng.IntN(256)), []usage.Pref{Yes, No}[rng.IntN(2)]
+				ms = append(ms, l+"="+v.String())
+			}
+			ps[i] = usage.Parse(strings.Join(ms, ", "))
+			for l, v := range ps[i].All() {
+				most[l] = max(most[l], v)
+			}
+		}
+		labels := slices.Sorted(maps.Keys(most))
+		var want []string
+		for _, l := range labels[:min(len(labels), usage.MaxExtraLabels)] {
+			want = append(want, l+"="+most[l].String())
+		}
+		got := usage.Combine(ps...)
+		assert.Equal(t, strings.Join(want, ", "), got.String())
+		one := usage.Prefs{}
+		for _, p := range ps {
+			one = usage.Combine(one, p)
+		}
+		assert.Equal(t, got, one, "one by one")
+		assert.LessOrEqual(t, testing.AllocsPerRun(3, func() { usage.Combine(ps...) }), 1.0)
+	}
 }
 
 func TestFromHeader(t *testing.T) {

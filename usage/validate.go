@@ -109,9 +109,13 @@ func WellFormed(value string) bool {
 // vocabulary exactly once. A value that is not a Dictionary gets one Syntax
 // problem saying where parsing stopped, and a Wildcard problem when it
 // starts with '*'.
+//
+// Validate builds nothing for the members of a value that is not a
+// Dictionary, and otherwise nothing per member beyond its problems and a
+// record per distinct label (to find the last member of each).
 func Validate(value string) []Problem {
-	var members []sfMember
-	err, ok := parseDictionary(value, func(m sfMember) { members = append(members, m) })
+	members := 0
+	err, ok := parseDictionary(value, func(sfMember) { members++ })
 	if !ok {
 		ps := []Problem{{Kind: Syntax, Offset: err.off,
 			Message: "not an RFC 9651 dictionary (" + err.msg + "): every label is unknown"}}
@@ -121,15 +125,13 @@ func Validate(value string) []Problem {
 		}
 		return ps
 	}
-	if len(members) == 0 {
+	if members == 0 {
 		return []Problem{{Kind: Empty, Message: "states no preference"}}
 	}
-	last := make(map[string]int, len(members))
-	for i, m := range members {
-		last[m.key] = i
-	}
+	last := map[string]int{} // the offset of each label's last member
+	parseDictionary(value, func(m sfMember) { last[m.key] = m.off })
 	var ps []Problem
-	for i, m := range members {
+	parseDictionary(value, func(m sfMember) {
 		known := knownIndex(m.key) >= 0
 		switch {
 		case strings.Contains(m.key, "*"):
@@ -143,15 +145,15 @@ func Validate(value string) []Problem {
 			ps = append(ps, Problem{Kind: UnknownLabel, Offset: m.off, Label: m.key,
 				Message: m.key + ": " + why + "; readers ignore it"})
 		}
-		if j := last[m.key]; j != i {
+		if j := last[m.key]; j != m.off {
 			ps = append(ps, Problem{Kind: Duplicate, Offset: m.off, Label: m.key,
-				Message: m.key + " is given again at byte " + strconv.Itoa(members[j].off) + "; only the last value counts"})
+				Message: m.key + " is given again at byte " + strconv.Itoa(j) + "; only the last value counts"})
 		}
 		if known && memberPref(m) == Unknown {
 			ps = append(ps, Problem{Kind: BadValue, Offset: m.value.off, Label: m.key,
 				Message: m.key + ": " + badValue(m) + "; the label is unknown"})
 		}
-	}
+	})
 	return ps
 }
 

@@ -1,9 +1,11 @@
 package usage_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/crawlkit/robots/usage"
 )
@@ -86,6 +88,23 @@ func TestValidateAgreesWithParse(t *testing.T) {
 		if len(ps) == 0 {
 			assert.NotEqual(t, usage.Prefs{}, usage.Parse(v), v)
 		}
+	}
+}
+
+// A value that is not a Dictionary costs Validate its Syntax problem,
+// however many members come before the error: the parser validates such a
+// value to warn about it.
+func TestValidateSyntaxCostsItsProblem(t *testing.T) {
+	for _, v := range []string{
+		strings.Repeat("a,", 1<<18) + "X",
+		strings.Repeat("train-ai=n, ", 1<<16) + "Search=y",
+		"*" + strings.Repeat(", k=y", 1<<16) + ",",
+	} {
+		var ps []usage.Problem
+		allocated := leastAllocated(func() { ps = usage.Validate(v) })
+		require.NotEmpty(t, ps)
+		assert.Equal(t, usage.Syntax, ps[0].Kind)
+		assert.Less(t, allocated, int64(1<<10), "%.20q…", v)
 	}
 }
 

@@ -40,11 +40,25 @@ func repeated(head string, line func(i int) string) func(int) []byte {
 
 func same(s string) func(int) string { return func(int) string { return s } }
 
+// memberLine is a line of about 16,000 bytes, within the parser's longest
+// line: key, then member(0), member(1), … joined by sep, then tail.
+func memberLine(key, sep, tail string, member func(j int) string) string {
+	var b strings.Builder
+	b.WriteString(key)
+	for j := 0; b.Len() < 16_000; j++ {
+		if j > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(member(j))
+	}
+	return b.String() + tail + "\n"
+}
+
 // Shapes returns the bodies whose memory the parser's and the matcher's
 // benchmarks and tests measure: blank and junk lines of every kind the
 // parser skips or only records, and rule-dense files of every layout.
 func Shapes() []Shape {
-	return []Shape{
+	return append([]Shape{
 		{"newlines", false, "ExampleBot", repeated("", same("\n"))},
 		{"CRLF", false, "ExampleBot", repeated("", same("\r\n"))},
 		{"CR", false, "ExampleBot", repeated("", same("\r"))},
@@ -132,6 +146,36 @@ func Shapes() []Shape {
 		{"anchored wildcards", true, "ExampleBot", repeated("user-agent:*\n", func(i int) string { return fmt.Sprintf("disallow:/*%x*a$\n", i) })},
 		{"content-usage wildcards", true, "ExampleBot", repeated("user-agent:*\n", func(i int) string {
 			return fmt.Sprintf("content-usage:/*%x*a train-ai=n\n", i)
+		})},
+	}, UsageFloods()...)
+}
+
+// UsageFloods are the shapes of Content-Usage and Content-Signal lines built
+// to cost: lines of many members, or of one long member, and many lines
+// whose labels outside the vocabulary combine. Work on a line is bounded by
+// its bytes, not by how many members it claims, and combining rules by the
+// labels they keep, not by the rules.
+func UsageFloods() []Shape {
+	return []Shape{
+		// Every x is a problem of its Content-Signal record, and every
+		// search=yes but the last a duplicate. Every a is a member of a
+		// Content-Usage value that the uppercase key at its end spoils,
+		// and every k… label is outside the vocabulary and different.
+		{"content-signal members", true, "ExampleBot", repeated("user-agent: *\n", same(memberLine("content-signal: ", ",", "", same("x"))))},
+		{"content-signal duplicates", true, "ExampleBot", repeated("user-agent: *\n", same(memberLine("content-signal: ", ",", "", same("search=yes"))))},
+		{"content-usage members", true, "ExampleBot", repeated("user-agent: *\n", same(memberLine("content-usage: ", ",", ",X", same("a"))))},
+		{"content-usage labels", true, "ExampleBot", repeated("user-agent: *\n", func(i int) string {
+			return memberLine("content-usage: ", ", ", "", func(j int) string { return fmt.Sprintf("k%x=y", i<<16|j) })
+		})},
+		{"long content-usage member", true, "ExampleBot", repeated("user-agent: *\n", same("content-usage: train-ai="+strings.Repeat("y", 16_000)+"\n"))},
+		{"long content-signal member", true, "ExampleBot", repeated("user-agent: *\n", same("content-signal: search="+strings.Repeat("y", 16_000)+"\n"))},
+		// Each label comes first in byte order so far, so that it changes
+		// what the rules of its path, or of none, combine to.
+		{"content-usage rules of no path", true, "ExampleBot", repeated("user-agent: *\n", func(i int) string {
+			return fmt.Sprintf("content-usage: k%06d=y\n", 999_999-i)
+		})},
+		{"content-usage rules of one path", true, "ExampleBot", repeated("user-agent: *\n", func(i int) string {
+			return fmt.Sprintf("content-usage:/a k%06d=y\n", 999_999-i)
 		})},
 	}
 }
