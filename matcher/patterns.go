@@ -779,6 +779,17 @@ func (s *patternSet) size() int64 {
 // best returns the id of the best pattern matching the canonical path, or
 // -1 when none matches.
 func (s *patternSet) best(path string) int32 {
+	win, _ := s.bestSteps(path)
+	return win
+}
+
+// bestSteps is best, and the steps of work it took: nodes of the trie
+// visited and octets of the path they matched, wildcard patterns
+// considered, octets of the path searched directly, and the work of the
+// path index (see pathIndex.steps). Tests bound them: a count of the work,
+// unlike a timer, does not depend on the machine, and grows with the path
+// and the rules as the search does.
+func (s *patternSet) bestSteps(path string) (int32, int) {
 	// Nodes that carry wildcard patterns are visited after the walk, when
 	// the best plain match is known and prunes most of them.
 	var pending [16]int32 // in wildAt
@@ -786,6 +797,7 @@ func (s *patternSet) best(path string) int32 {
 	var wtop uint64 // the best match of the wildcard patterns searched during the walk
 	wwin := int32(-1)
 	n, pos := int32(0), 0
+	steps := 0 // beside the walk's, counted once it ends
 	for {
 		nd := &s.nodes[n]
 		if nd.n&withWild != 0 {
@@ -795,7 +807,9 @@ func (s *patternSet) best(path string) int32 {
 				// A path this deep in wildcard patterns: search the
 				// oldest now.
 				top, win := s.top(nd.prefix, wtop, wwin)
-				wtop, wwin = s.wildcards(pending[:1], path, top, win)
+				var k int
+				wtop, wwin, k = s.wildcards(pending[:1], path, top, win)
+				steps += k
 				copy(pending[:], pending[1:])
 				np--
 			}
@@ -829,10 +843,13 @@ func (s *patternSet) best(path string) int32 {
 		}
 		n, pos = c, pos+1+len(tail)
 	}
+	// Each node after the root takes an octet of the path at least: the
+	// walk visited pos+1 nodes at most, which matched pos octets.
+	steps += 2*pos + 1
 	nd := &s.nodes[n]
 	end := pos == len(path) && nd.n&withExact != 0
 	if np == 0 && wwin < 0 && !end {
-		return nd.prefix // the common case: no rank to compare
+		return nd.prefix, steps // the common case: no rank to compare
 	}
 	top, win := s.top(nd.prefix, wtop, wwin)
 	if end {
@@ -842,9 +859,11 @@ func (s *patternSet) best(path string) int32 {
 		}
 	}
 	if np > 0 {
-		_, win = s.wildcards(pending[:np], path, top, win)
+		var k int
+		_, win, k = s.wildcards(pending[:np], path, top, win)
+		steps += k
 	}
-	return win
+	return win, steps
 }
 
 // top returns the better of plain-prefix pattern id (none when negative)
@@ -888,12 +907,13 @@ func (s *patternSet) findExact(n int32) int {
 }
 
 // wildcards searches the wildcard patterns of the nodes ats (indexes in
-// wildAt) that could beat the match of rank top, and returns the new best.
-// Patterns are tried best rank first. The first are searched directly, a
-// scan of the path per piece; once that has scanned s.direct octets, the
-// rest go through a path index, which answers where a piece next occurs in
-// constant time (see pathindex.go).
-func (s *patternSet) wildcards(ats []int32, path string, top uint64, win int32) (uint64, int32) {
+// wildAt) that could beat the match of rank top, and returns the new best,
+// and the steps it took (see bestSteps). Patterns are tried best rank
+// first. The first are searched directly, a scan of the path per piece;
+// once that has scanned s.direct octets, the rest go through a path index,
+// which answers where a piece next occurs in constant time (see
+// pathindex.go).
+func (s *patternSet) wildcards(ats []int32, path string, top uint64, win int32) (uint64, int32, int) {
 	// Summarize the path only when enough patterns wait to pay for it:
 	// summing costs about as much as one search of the path. A pattern
 	// one of whose four features (octets or pairs of adjacent octets of
@@ -902,11 +922,13 @@ func (s *patternSet) wildcards(ats []int32, path string, top uint64, win int32) 
 	for _, a := range ats {
 		candidates += s.wildAt[a].hi - s.wildAt[a].lo
 	}
+	steps := len(ats)
 	var has *summary
 	var sum summary
 	if candidates > 3 {
 		sum.summarize(path)
 		has = &sum
+		steps += len(path)
 	}
 	budget := s.direct // octets of path the direct search may still scan
 	for k, a := range ats {
@@ -916,11 +938,13 @@ func (s *patternSet) wildcards(ats []int32, path string, top uint64, win int32) 
 			if w.rank <= top {
 				break
 			}
+			steps++
 			if has != nil && !has.holds(w.needs) {
 				continue
 			}
 			if budget <= 0 {
-				return s.indexed(ats[k:], i, path, has, top, win)
+				itop, iwin, isteps := s.indexed(ats[k:], i, path, has, top, win)
+				return itop, iwin, steps + s.direct - budget + isteps
 			}
 			budget -= len(path) - int(at.head)
 			if s.matchDirect(path, i, int(at.head)) {
@@ -929,14 +953,15 @@ func (s *patternSet) wildcards(ats []int32, path string, top uint64, win int32) 
 			}
 		}
 	}
-	return top, win
+	return top, win, steps + s.direct - budget
 }
 
 // indexed goes on with the search of wildcards through the path index,
-// from wild[from] in the first of ats. The patterns go in batches, searched
-// side by side so that their look-ups overlap; the first of a batch to
-// match is the best of its node.
-func (s *patternSet) indexed(ats []int32, from int32, path string, has *summary, top uint64, win int32) (uint64, int32) {
+// from wild[from] in the first of ats, and returns the new best and the
+// steps it took. The patterns go in batches, searched side by side so that
+// their look-ups overlap; the first of a batch to match is the best of its
+// node.
+func (s *patternSet) indexed(ats []int32, from int32, path string, has *summary, top uint64, win int32) (uint64, int32, int) {
 	ix := newPathIndex(s, path)
 	for k, a := range ats {
 		at := s.wildAt[a]
@@ -953,6 +978,7 @@ func (s *patternSet) indexed(ats []int32, from int32, path string, has *summary,
 					hi = i // nothing after it can win either
 					break
 				}
+				ix.steps++
 				if has == nil || has.holds(w.needs) {
 					batch[nb] = lane{i, at.head}
 					nb++
@@ -965,8 +991,9 @@ func (s *patternSet) indexed(ats []int32, from int32, path string, has *summary,
 			}
 		}
 	}
+	steps := ix.steps
 	ix.release()
-	return top, win
+	return top, win, steps
 }
 
 // edgeWide returns the node among nodes[lo:hi], the children of a node,
