@@ -784,36 +784,40 @@ func (s *patternSet) best(path string) int32 {
 }
 
 // bestSteps is best, and the steps of work it took: nodes of the trie
-// visited and octets of the path they matched, wildcard patterns
-// considered, octets of the path searched directly, and the work of the
-// path index (see pathIndex.steps). Tests bound them: a count of the work,
+// visited and octets of the path they matched, nodes of wildcard patterns
+// searched, octets of the path summarized or searched directly, and the
+// work of the path index (see pathIndex.steps). Tests bound them: a count of the work,
 // unlike a timer, does not depend on the machine, and grows with the path
 // and the rules as the search does.
 func (s *patternSet) bestSteps(path string) (int32, int) {
 	// Nodes that carry wildcard patterns are visited after the walk, when
-	// the best plain match is known and prunes most of them.
-	var pending [16]int32 // in wildAt
+	// the best plain match is known and prunes most of them. The steps of
+	// those searched during the walk are kept beside them, in memory, so
+	// that the walk's loop carries no register for them.
+	var wild struct {
+		pending [16]int32 // in wildAt
+		steps   int
+	}
 	np, from := 0, 0
 	var wtop uint64 // the best match of the wildcard patterns searched during the walk
 	wwin := int32(-1)
 	n, pos := int32(0), 0
-	steps := 0 // beside the walk's, counted once it ends
 	for {
 		nd := &s.nodes[n]
 		if nd.n&withWild != 0 {
 			k := s.findWild(n, from)
 			from = k + 1
-			if np == len(pending) {
+			if np == len(wild.pending) {
 				// A path this deep in wildcard patterns: search the
 				// oldest now.
 				top, win := s.top(nd.prefix, wtop, wwin)
-				var k int
-				wtop, wwin, k = s.wildcards(pending[:1], path, top, win)
-				steps += k
-				copy(pending[:], pending[1:])
+				var steps int
+				wtop, wwin, steps = s.wildcards(wild.pending[:1], path, top, win)
+				wild.steps += steps
+				copy(wild.pending[:], wild.pending[1:])
 				np--
 			}
-			pending[np] = int32(k)
+			wild.pending[np] = int32(k)
 			np++
 		}
 		if pos == len(path) {
@@ -845,7 +849,7 @@ func (s *patternSet) bestSteps(path string) (int32, int) {
 	}
 	// Each node after the root takes an octet of the path at least: the
 	// walk visited pos+1 nodes at most, which matched pos octets.
-	steps += 2*pos + 1
+	steps := wild.steps + 2*pos + 1
 	nd := &s.nodes[n]
 	end := pos == len(path) && nd.n&withExact != 0
 	if np == 0 && wwin < 0 && !end {
@@ -860,7 +864,7 @@ func (s *patternSet) bestSteps(path string) (int32, int) {
 	}
 	if np > 0 {
 		var k int
-		_, win, k = s.wildcards(pending[:np], path, top, win)
+		_, win, k = s.wildcards(wild.pending[:np], path, top, win)
 		steps += k
 	}
 	return win, steps
@@ -908,7 +912,7 @@ func (s *patternSet) findExact(n int32) int {
 
 // wildcards searches the wildcard patterns of the nodes ats (indexes in
 // wildAt) that could beat the match of rank top, and returns the new best,
-// and the steps it took (see bestSteps). Patterns are tried best rank
+// and the steps it took (see bestSteps and wildSteps). Patterns are tried best rank
 // first. The first are searched directly, a scan of the path per piece;
 // once that has scanned s.direct octets, the rest go through a path index,
 // which answers where a piece next occurs in constant time (see
@@ -922,13 +926,11 @@ func (s *patternSet) wildcards(ats []int32, path string, top uint64, win int32) 
 	for _, a := range ats {
 		candidates += s.wildAt[a].hi - s.wildAt[a].lo
 	}
-	steps := len(ats)
 	var has *summary
 	var sum summary
 	if candidates > 3 {
 		sum.summarize(path)
 		has = &sum
-		steps += len(path)
 	}
 	budget := s.direct // octets of path the direct search may still scan
 	for k, a := range ats {
@@ -938,13 +940,12 @@ func (s *patternSet) wildcards(ats []int32, path string, top uint64, win int32) 
 			if w.rank <= top {
 				break
 			}
-			steps++
 			if has != nil && !has.holds(w.needs) {
 				continue
 			}
 			if budget <= 0 {
 				itop, iwin, isteps := s.indexed(ats[k:], i, path, has, top, win)
-				return itop, iwin, steps + s.direct - budget + isteps
+				return itop, iwin, s.wildSteps(ats, path, has, budget) + isteps
 			}
 			budget -= len(path) - int(at.head)
 			if s.matchDirect(path, i, int(at.head)) {
@@ -953,7 +954,19 @@ func (s *patternSet) wildcards(ats []int32, path string, top uint64, win int32) 
 			}
 		}
 	}
-	return top, win, steps + s.direct - budget
+	return top, win, s.wildSteps(ats, path, has, budget)
+}
+
+// wildSteps is the steps of wildcards, from what it leaves: a step for each
+// node, the octets of the path it summarized, if it did, and those its
+// direct search scanned. (Counted at the end, not as it goes: its loop
+// carries nothing for them.)
+func (s *patternSet) wildSteps(ats []int32, path string, has *summary, budget int) int {
+	n := len(ats) + s.direct - budget
+	if has != nil {
+		n += len(path)
+	}
+	return n
 }
 
 // indexed goes on with the search of wildcards through the path index,
