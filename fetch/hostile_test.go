@@ -144,24 +144,28 @@ func TestBodyCutShort(t *testing.T) {
 }
 
 // README status row "network error: timeout": a server that accepts and never
-// answers, and one that drips the body at a byte a second. One deadline
-// covers the whole fetch.
+// answers, and one that drips the body, each octet well within the
+// deadline, all of them far past it. One deadline covers the whole fetch:
+// a fetch that ends at all, with a timeout, shows it (neither server ends
+// on its own), and no test here bounds how fast it ends.
 func TestDeadline(t *testing.T) {
 	t.Run("never answers", func(t *testing.T) {
 		base := rawServer(t, waitClosed)
 		start := time.Now()
 		res := get(t, fetch.Config{Timeout: shortTimeout}, base+"/robots.txt")
-		elapsed := time.Since(start)
 		failed(t, res, fetch.Timeout, "GET")
 		assert.Zero(t, res.StatusCode)
-		assert.GreaterOrEqual(t, elapsed, shortTimeout)
-		assert.Less(t, elapsed, shortTimeout+2*time.Second)
+		// A lower bound, which no load can break: the deadline is the one
+		// configured, not a shorter one.
+		assert.GreaterOrEqual(t, time.Since(start), shortTimeout)
 		outcome(t, res, status.DisallowAll, status.Unreachable)
 	})
 	t.Run("drip", func(t *testing.T) {
+		// An octet every tenth of the deadline: a timeout on each read
+		// would never fire, and the 1,000 octets take 100 deadlines.
 		srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Length", "1000")
-			tick := time.NewTicker(time.Second)
+			tick := time.NewTicker(shortTimeout / 10)
 			defer tick.Stop()
 			for i := 0; ; i++ {
 				w.Write([]byte{"User-agent: *\n"[i%14]})
@@ -173,16 +177,16 @@ func TestDeadline(t *testing.T) {
 				}
 			}
 		})
-		start := time.Now()
 		res := get(t, fetch.Config{Timeout: shortTimeout}, srv.URL+"/robots.txt")
-		elapsed := time.Since(start)
 		failed(t, res, fetch.Timeout, "read body")
 		assert.Equal(t, 200, res.StatusCode)
-		assert.Less(t, elapsed, shortTimeout+2*time.Second)
 		outcome(t, res, status.DisallowAll, status.Unreachable)
 	})
 	t.Run("over redirects", func(t *testing.T) {
-		// Each hop answers in time; together they do not.
+		// Each hop answers in time; together they do not. A hop takes a
+		// third of the deadline at least (a timer never fires early), so
+		// at most three fit in it, of the 100 a deadline per hop would
+		// let the fetch follow.
 		srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
 			select {
 			case <-time.After(shortTimeout / 3):
@@ -193,7 +197,6 @@ func TestDeadline(t *testing.T) {
 		})
 		res := get(t, fetch.Config{Timeout: shortTimeout, MaxRedirects: 100}, srv.URL+"/robots.txt")
 		failed(t, res, fetch.Timeout, "GET")
-		assert.NotEmpty(t, res.Redirects)
 		assert.Less(t, len(res.Redirects), 4)
 	})
 }
@@ -385,7 +388,7 @@ func bombServer(t testing.TB, s string) (srv *httptest.Server, wire int) {
 	return srv, 1024 * len(member)
 }
 
-// A gzip bomb: at most the cap is decoded, quickly, reading a small part of
+// A gzip bomb: at most the cap is decoded, reading a small part of
 // what the server sends and holding little more than the cap in memory.
 func TestGzipBomb(t *testing.T) {
 	t.Run("lines", func(t *testing.T) {
@@ -394,9 +397,7 @@ func TestGzipBomb(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		start := time.Now()
 		res := get(t, fetch.Config{HTTPClient: &http.Client{Transport: ct}}, srv.URL+"/robots.txt")
-		elapsed := time.Since(start)
 		runtime.ReadMemStats(&after)
 
 		assert.Nil(t, res.Err)
@@ -404,8 +405,7 @@ func TestGzipBomb(t *testing.T) {
 		assert.Len(t, res.Body, fetch.DefaultMaxBytes/len(line)*len(line))
 		outcome(t, res, status.Rules, status.Success)
 
-		assert.Less(t, elapsed, 5*time.Second, "decoding 1 GiB would take longer")
-		t.Logf("wire bytes read: %d of %d; allocated: %d bytes; %v", ct.n.Load(), wire, after.TotalAlloc-before.TotalAlloc, elapsed)
+		t.Logf("wire bytes read: %d of %d; allocated: %d bytes", ct.n.Load(), wire, after.TotalAlloc-before.TotalAlloc)
 		assert.Less(t, ct.n.Load(), int64(wire/10), "a small part of the bomb is read")
 		// The body buffer (cap+1), the first buffer (32 KiB), the gzip
 		// state and the HTTP machinery of both ends: ~640 KB measured.

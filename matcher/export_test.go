@@ -1,5 +1,7 @@
 package matcher
 
+import "github.com/crawlkit/robots/internal/urlpath"
+
 // MatchIndexed is Match with every wildcard rule searched through the path
 // index, for tests that compare it with the direct search.
 func (m *Matcher) MatchIndexed(path string) Result {
@@ -18,4 +20,16 @@ func SetIndexKnobs(base uint64, after int32) (restore func()) {
 	oldBase, oldAfter := hashBase, tableAfter
 	hashBase, tableAfter = base, after
 	return func() { hashBase, tableAfter = oldBase, oldAfter }
+}
+
+// DirectBudget is how many octets of path the direct search of the
+// wildcard patterns may scan in one check.
+const DirectBudget = directBudget
+
+// Steps returns the steps of work a check of path takes on m (see
+// patternSet.bestSteps): a count that tests bound where a timer would
+// depend on the machine.
+func (m *Matcher) Steps(path string) int {
+	_, steps := m.set.bestSteps(urlpath.Path(pathOf(path)))
+	return steps
 }

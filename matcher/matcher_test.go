@@ -471,20 +471,27 @@ func pathsFrom(r *parser.Robots) []string {
 	return paths
 }
 
-// Hostile patterns and paths finish promptly: the wildcard search never
-// backtracks, and each rule costs a few linear scans of the path.
+// Hostile patterns and paths cost a check steps linear in the path: the
+// wildcard search never backtracks, a summary of the path rules out at once
+// the wildcard rules whose octets it lacks, a plain match prunes the
+// wildcard rules it beats, and plain rules cost a walk of the trie whatever
+// their number. The cost is counted in steps of work (Matcher.Steps), not
+// timed: a count does not depend on the machine, and a search that went
+// quadratic in the path (33M steps for 8 KiB) is far past every bound.
 func TestHostileMatching(t *testing.T) {
 	path8k := "/" + strings.Repeat("a", 8<<10)
 	stars20 := "/" + strings.Repeat("*a", 20) + "*b"
+	linear := func(path string) int { return 4 * len(path) } // the walk, and a search or a summary of the path
 	tests := []struct {
-		name  string
-		body  func() string
-		path  string
-		allow bool
+		name     string
+		body     func() string
+		path     string
+		allow    bool
+		maxSteps int
 	}{
-		{"20 stars against 8 KiB", func() string { return "User-agent: *\nDisallow: " + stars20 + "\n" }, path8k, true},
-		{"20 stars anchored", func() string { return "User-agent: *\nDisallow: " + stars20 + "$\n" }, path8k, true},
-		{"1000 stars", func() string { return "User-agent: *\nDisallow: /" + strings.Repeat("*a", 1000) + "*b\n" }, path8k, true},
+		{"20 stars against 8 KiB", func() string { return "User-agent: *\nDisallow: " + stars20 + "\n" }, path8k, true, linear(path8k)},
+		{"20 stars anchored", func() string { return "User-agent: *\nDisallow: " + stars20 + "$\n" }, path8k, true, linear(path8k)},
+		{"1000 stars", func() string { return "User-agent: *\nDisallow: /" + strings.Repeat("*a", 1000) + "*b\n" }, path8k, true, linear(path8k)},
 		{"1000 wildcard rules against 8 KiB", func() string {
 			var b strings.Builder
 			b.WriteString("User-agent: *\n")
@@ -492,7 +499,7 @@ func TestHostileMatching(t *testing.T) {
 				fmt.Fprintf(&b, "Disallow: /*a*%d\n", i)
 			}
 			return b.String()
-		}, path8k, true},
+		}, path8k, true, linear(path8k)},
 		{"100 000 plain rules", func() string {
 			var b strings.Builder
 			b.WriteString("User-agent: *\n")
@@ -500,7 +507,7 @@ func TestHostileMatching(t *testing.T) {
 				fmt.Fprintf(&b, "Disallow: /a%d\n", i)
 			}
 			return b.String()
-		}, "/a99999/x", false},
+		}, "/a99999/x", false, linear("/a99999/x")},
 		{"deep trie", func() string {
 			var b strings.Builder
 			b.WriteString("User-agent: *\n")
@@ -508,19 +515,35 @@ func TestHostileMatching(t *testing.T) {
 				fmt.Fprintf(&b, "Allow: /%s\nDisallow: /%s*b\n", strings.Repeat("a", i), strings.Repeat("a", i))
 			}
 			return b.String()
-		}, path8k, true},
+		}, path8k, true, linear(path8k)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			body := tt.body()
-			var got bool
-			sharedtest.Within(t, 10*time.Second, func() {
-				m := compile(body, "bot")
-				for i := 0; i < 10; i++ {
-					got = m.Allowed(tt.path)
-				}
-			})
-			assert.Equal(t, tt.allow, got)
+			m := compile(tt.body(), "bot")
+			assert.Equal(t, tt.allow, m.Allowed(tt.path))
+			steps := m.Steps(tt.path)
+			assert.LessOrEqual(t, steps, tt.maxSteps, "steps of a check of %d octets", len(tt.path))
+			assert.Positive(t, steps, "steps are counted")
+		})
+	}
+}
+
+// The shapes built to make a check slow (hostile_test.go), at a quarter of
+// the body cap against a path of 8 KiB, cost a check steps linear in the
+// file and the path: at most 8 a octet of either, beyond the octets the
+// direct search may scan. A search of the path per rule (4,000 rules and
+// more, 8 KiB each) or per piece would be tens of millions; BenchmarkHostile
+// times the same shapes at the full cap.
+func TestHostileSteps(t *testing.T) {
+	for _, c := range hostileCases(bodyCap/4, pathCap) {
+		t.Run(c.name, func(t *testing.T) {
+			m := matcher.Compile(parser.Parse(c.body), "ExampleBot")
+			steps := m.Steps(c.path)
+			assert.LessOrEqual(t, steps, 8*(len(c.body)+len(c.path))+matcher.DirectBudget, "%d octets of file, %d of path", len(c.body), len(c.path))
+			assert.Positive(t, steps, "steps are counted")
+			// The verdict counted is the one the path index alone reaches
+			// (TestHostileAgainstReference checks both at a smaller scale).
+			assert.Equal(t, m.Match(c.path), m.MatchIndexed(c.path))
 		})
 	}
 }

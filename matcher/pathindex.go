@@ -58,6 +58,11 @@ import (
 // of CPU on a 2-core VM. The largest is 200,000 look-ups of single-octet pieces
 // that all succeed until the path runs out; a 500 KiB file holds at most
 // 256,000 pieces.
+//
+// The index counts its work in steps (pathIndex.steps): the look-ups, the
+// positions and words of the sets it reads and writes, the octets it
+// compares. Tests bound the count, linear in the file and the path, where a
+// timer would depend on the machine; the benchmarks time it.
 
 // directBudget is how many octets of path the direct search of the wildcard
 // patterns may scan in one check before the rest of them go through the
@@ -120,6 +125,10 @@ type pathIndex struct {
 
 	hashed bool
 	prefix []uint64 // prefix hashes of the path, once hashed
+
+	// steps counts the work of this check: octets and positions of the
+	// path read or written, and look-ups (see patternSet.bestSteps).
+	steps int
 
 	chain []int32 // scratch for base
 	tmp   []int32 // scratch for building sets
@@ -234,6 +243,7 @@ func newPathIndex(s *patternSet, path string) *pathIndex {
 	ix.sets, ix.nz, ix.ends = ix.sets[:0], ix.nz[:0], ix.ends[:0]
 	ix.tables = ix.tables[:0]
 	ix.hashed = false
+	ix.steps = len(path) + (bits.OnesCount64(ix.seen[0])+bits.OnesCount64(ix.seen[1]))*ix.nw
 	// The root has no set: its children's first octets are the rows.
 	ix.stamp[0], ix.memo[0] = ix.gen|final, -1
 	return ix
@@ -331,6 +341,7 @@ func (ix *pathIndex) matchLanes(ws []lane) uint8 {
 	// each store.
 	pieces, refs, table, list := s.pieces, ix.refs, ix.gen<<3|refTable, ix.gen<<3|refList
 	tables := ix.tables
+	looks := len(ws)
 	for live > 0 {
 		for j := range lanes {
 			if at[j] == lim[j] {
@@ -354,6 +365,7 @@ func (ix *pathIndex) matchLanes(ws []lane) uint8 {
 				tables = ix.tables
 			}
 			at[j]++
+			looks++
 			switch {
 			case e >= end[j]:
 				at[j], lim[j] = 0, 0
@@ -369,6 +381,7 @@ func (ix *pathIndex) matchLanes(ws []lane) uint8 {
 			}
 		}
 	}
+	ix.steps += looks
 	var m uint8
 	for j := range ws {
 		if ok[j] {
@@ -484,6 +497,7 @@ func (ix *pathIndex) lookUp(r *litRef, p uint32, x int) int {
 	inexact := !ix.sets[set].exact
 	ix.nextTableOf(set)
 	for y := x - len(rest); ; {
+		ix.steps += 1 + len(rest)
 		c := ix.after(&ix.sets[set], y)
 		if c < 0 {
 			return math.MaxInt
@@ -574,6 +588,7 @@ func (ix *pathIndex) tabulate(r *litRef) {
 	}
 	off := len(ix.tables)
 	ix.tables = grow(ix.tables, off+size)
+	ix.steps += size
 	t := ix.tables[off : off+size]
 	i := 0 // t[:i] is filled
 	run := func(e int) {
@@ -600,24 +615,31 @@ func (ix *pathIndex) tabulate(r *litRef) {
 func (ix *pathIndex) sparse(r *litRef) bool {
 	prev := 0
 	if r.kind() == refList {
-		for _, e := range ix.ends[r.off : r.off+r.aux] {
+		for i, e := range ix.ends[r.off : r.off+r.aux] {
 			if int(e)-prev >= 255 {
+				ix.steps += i + 1
 				return true
 			}
 			prev = int(e)
 		}
+		ix.steps += int(r.aux)
 		return false
 	}
+	seen, found := 0, false
+words:
 	for w := 0; w < ix.nw; w++ {
 		for b := ix.words[int(r.off)+w]; b != 0; b &= b - 1 {
+			seen++
 			e := w<<6 + bits.TrailingZeros64(b)
 			if e-prev >= 255 {
-				return true
+				found = true
+				break words
 			}
 			prev = e
 		}
 	}
-	return false
+	ix.steps += ix.nw + seen
+	return found
 }
 
 // pick returns found when b is not zero and alt when it is, without a
@@ -633,6 +655,7 @@ func pick(b, found, alt uint64) int {
 func (ix *pathIndex) find(si int32, lit string, x int) int {
 	ix.nextTableOf(si)
 	for {
+		ix.steps += 1 + len(lit)
 		e := ix.after(&ix.sets[si], x)
 		if e < 0 {
 			return math.MaxInt
@@ -695,6 +718,7 @@ func (ix *pathIndex) base(v int32) int32 {
 			w = u
 		}
 	}
+	ix.steps += 1 + len(ix.chain) - start
 	for _, c := range ix.chain[start:] {
 		ix.stamp[c], ix.memo[c] = ix.gen|lazy, q
 	}
@@ -737,6 +761,7 @@ func (ix *pathIndex) get(v int32) int32 {
 		q = ix.complete(q) // partial: the rest of its edge first
 	}
 	chain := ix.chain[start:]
+	ix.steps += 1 + len(chain)
 	if len(chain) > 0 {
 		top := s.litNodes[q].depth
 		budget := 2*ix.cost(ix.memo[q], int(s.litNodes[v].depth-top)) + int64(ix.nw)
@@ -810,6 +835,7 @@ func (ix *pathIndex) octet(c byte) int32 {
 		return -1
 	}
 	row := int32(c) * int32(ix.nw)
+	ix.steps += ix.nw + int(ix.count[c])
 	if ix.count[c] > ix.max {
 		return ix.addBitmap(row, ix.count[c], true)
 	}
@@ -831,6 +857,7 @@ func (ix *pathIndex) shift(pu int32, c byte) int32 {
 	}
 	set := ix.sets[pu]
 	if !set.bitmap {
+		ix.steps += int(set.count)
 		off := len(ix.ends)
 		for i := set.off; i < set.off+set.count; i++ {
 			if e := int(ix.ends[i]) + 1; e < ix.n && ix.path[e] == c {
@@ -841,6 +868,7 @@ func (ix *pathIndex) shift(pu int32, c byte) int32 {
 	}
 	off := len(ix.words)
 	ix.words = grow(ix.words, off+ix.nw)
+	ix.steps += ix.nw
 	src := ix.words[set.off : int(set.off)+ix.nw]
 	row := ix.words[int(c)*ix.nw : int(c)*ix.nw+ix.nw]
 	dst := ix.words[off : off+ix.nw]
@@ -878,7 +906,9 @@ func (ix *pathIndex) split(u int32) {
 	}
 	set := ix.sets[ix.memo[u]]
 	path := ix.path
+	ix.steps += 2*int(set.count) + 2*deg
 	if set.bitmap {
+		ix.steps += 2 * ix.nw
 		for w := 0; w < ix.nw; w++ {
 			for b := ix.words[int(set.off)+w]; b != 0; b &= b - 1 {
 				if e := w<<6 + bits.TrailingZeros64(b) + 1; e < len(path) {
@@ -982,7 +1012,12 @@ func (ix *pathIndex) extend(si int32, rest string) int32 {
 	// The positions kept, in order, in tmp.
 	tmp := ix.tmp[:0]
 	path, n := ix.path, len(rest)
+	ix.steps += int(set.count)
+	if !hashing {
+		ix.steps += int(set.count) * n // the octets compared, at most
+	}
 	if set.bitmap {
+		ix.steps += ix.nw
 		for w := 0; w < ix.nw; w++ {
 			for b := ix.words[int(set.off)+w]; b != 0; b &= b - 1 {
 				i := w<<6 + bits.TrailingZeros64(b) + 1
@@ -1000,6 +1035,7 @@ func (ix *pathIndex) extend(si int32, rest string) int32 {
 		}
 	}
 	ix.tmp = tmp
+	ix.steps += len(tmp)
 	if len(tmp) == 0 {
 		return -1
 	}
@@ -1029,6 +1065,7 @@ func (ix *pathIndex) fromBitmap(off, count int, exact bool) int32 {
 		return ix.addBitmap(int32(off), int32(count), exact)
 	}
 	first := len(ix.ends)
+	ix.steps += ix.nw + count
 	for w := 0; w < ix.nw; w++ {
 		for b := ix.words[off+w]; b != 0; b &= b - 1 {
 			ix.ends = append(ix.ends, int32(w<<6+bits.TrailingZeros64(b)))
@@ -1062,6 +1099,7 @@ func (ix *pathIndex) lastOf(si int32) int {
 	}
 	for w := ix.nw - 1; ; w-- {
 		if b := ix.words[int(set.off)+w]; b != 0 {
+			ix.steps += ix.nw - w
 			return w<<6 + 63 - bits.LeadingZeros64(b)
 		}
 	}
@@ -1084,6 +1122,7 @@ func (ix *pathIndex) nextTable(si int32) int32 {
 	off := ix.sets[si].off
 	nz := len(ix.nz)
 	ix.nz = grow(ix.nz, nz+ix.nw+1)
+	ix.steps += ix.nw + 1
 	t := ix.nz[nz : nz+ix.nw+1]
 	next := int32(ix.n)
 	t[ix.nw] = next
@@ -1146,6 +1185,7 @@ func (ix *pathIndex) hash() {
 		return
 	}
 	ix.prefix = grow(ix.prefix, ix.n+1)
+	ix.steps += ix.n
 	h := uint64(0)
 	ix.prefix[0] = 0
 	for i := 0; i < ix.n; i++ {

@@ -779,9 +779,25 @@ func (s *patternSet) size() int64 {
 // best returns the id of the best pattern matching the canonical path, or
 // -1 when none matches.
 func (s *patternSet) best(path string) int32 {
+	win, _ := s.bestSteps(path)
+	return win
+}
+
+// bestSteps is best, and the steps of work it took: nodes of the trie
+// visited and octets of the path they matched, nodes of wildcard patterns
+// searched, octets of the path summarized or searched directly, and the
+// work of the path index (see pathIndex.steps). Tests bound them: a count of the work,
+// unlike a timer, does not depend on the machine, and grows with the path
+// and the rules as the search does.
+func (s *patternSet) bestSteps(path string) (int32, int) {
 	// Nodes that carry wildcard patterns are visited after the walk, when
-	// the best plain match is known and prunes most of them.
-	var pending [16]int32 // in wildAt
+	// the best plain match is known and prunes most of them. The steps of
+	// those searched during the walk are kept beside them, in memory, so
+	// that the walk's loop carries no register for them.
+	var wild struct {
+		pending [16]int32 // in wildAt
+		steps   int
+	}
 	np, from := 0, 0
 	var wtop uint64 // the best match of the wildcard patterns searched during the walk
 	wwin := int32(-1)
@@ -791,15 +807,17 @@ func (s *patternSet) best(path string) int32 {
 		if nd.n&withWild != 0 {
 			k := s.findWild(n, from)
 			from = k + 1
-			if np == len(pending) {
+			if np == len(wild.pending) {
 				// A path this deep in wildcard patterns: search the
 				// oldest now.
 				top, win := s.top(nd.prefix, wtop, wwin)
-				wtop, wwin = s.wildcards(pending[:1], path, top, win)
-				copy(pending[:], pending[1:])
+				var steps int
+				wtop, wwin, steps = s.wildcards(wild.pending[:1], path, top, win)
+				wild.steps += steps
+				copy(wild.pending[:], wild.pending[1:])
 				np--
 			}
-			pending[np] = int32(k)
+			wild.pending[np] = int32(k)
 			np++
 		}
 		if pos == len(path) {
@@ -829,10 +847,13 @@ func (s *patternSet) best(path string) int32 {
 		}
 		n, pos = c, pos+1+len(tail)
 	}
+	// Each node after the root takes an octet of the path at least: the
+	// walk visited pos+1 nodes at most, which matched pos octets.
+	steps := wild.steps + 2*pos + 1
 	nd := &s.nodes[n]
 	end := pos == len(path) && nd.n&withExact != 0
 	if np == 0 && wwin < 0 && !end {
-		return nd.prefix // the common case: no rank to compare
+		return nd.prefix, steps // the common case: no rank to compare
 	}
 	top, win := s.top(nd.prefix, wtop, wwin)
 	if end {
@@ -842,9 +863,11 @@ func (s *patternSet) best(path string) int32 {
 		}
 	}
 	if np > 0 {
-		_, win = s.wildcards(pending[:np], path, top, win)
+		var k int
+		_, win, k = s.wildcards(wild.pending[:np], path, top, win)
+		steps += k
 	}
-	return win
+	return win, steps
 }
 
 // top returns the better of plain-prefix pattern id (none when negative)
@@ -888,12 +911,13 @@ func (s *patternSet) findExact(n int32) int {
 }
 
 // wildcards searches the wildcard patterns of the nodes ats (indexes in
-// wildAt) that could beat the match of rank top, and returns the new best.
-// Patterns are tried best rank first. The first are searched directly, a
-// scan of the path per piece; once that has scanned s.direct octets, the
-// rest go through a path index, which answers where a piece next occurs in
-// constant time (see pathindex.go).
-func (s *patternSet) wildcards(ats []int32, path string, top uint64, win int32) (uint64, int32) {
+// wildAt) that could beat the match of rank top, and returns the new best,
+// and the steps it took (see bestSteps and wildSteps). Patterns are tried best rank
+// first. The first are searched directly, a scan of the path per piece;
+// once that has scanned s.direct octets, the rest go through a path index,
+// which answers where a piece next occurs in constant time (see
+// pathindex.go).
+func (s *patternSet) wildcards(ats []int32, path string, top uint64, win int32) (uint64, int32, int) {
 	// Summarize the path only when enough patterns wait to pay for it:
 	// summing costs about as much as one search of the path. A pattern
 	// one of whose four features (octets or pairs of adjacent octets of
@@ -920,7 +944,8 @@ func (s *patternSet) wildcards(ats []int32, path string, top uint64, win int32) 
 				continue
 			}
 			if budget <= 0 {
-				return s.indexed(ats[k:], i, path, has, top, win)
+				itop, iwin, isteps := s.indexed(ats[k:], i, path, has, top, win)
+				return itop, iwin, s.wildSteps(ats, path, has, budget) + isteps
 			}
 			budget -= len(path) - int(at.head)
 			if s.matchDirect(path, i, int(at.head)) {
@@ -929,14 +954,27 @@ func (s *patternSet) wildcards(ats []int32, path string, top uint64, win int32) 
 			}
 		}
 	}
-	return top, win
+	return top, win, s.wildSteps(ats, path, has, budget)
+}
+
+// wildSteps is the steps of wildcards, from what it leaves: a step for each
+// node, the octets of the path it summarized, if it did, and those its
+// direct search scanned. (Counted at the end, not as it goes: its loop
+// carries nothing for them.)
+func (s *patternSet) wildSteps(ats []int32, path string, has *summary, budget int) int {
+	n := len(ats) + s.direct - budget
+	if has != nil {
+		n += len(path)
+	}
+	return n
 }
 
 // indexed goes on with the search of wildcards through the path index,
-// from wild[from] in the first of ats. The patterns go in batches, searched
-// side by side so that their look-ups overlap; the first of a batch to
-// match is the best of its node.
-func (s *patternSet) indexed(ats []int32, from int32, path string, has *summary, top uint64, win int32) (uint64, int32) {
+// from wild[from] in the first of ats, and returns the new best and the
+// steps it took. The patterns go in batches, searched side by side so that
+// their look-ups overlap; the first of a batch to match is the best of its
+// node.
+func (s *patternSet) indexed(ats []int32, from int32, path string, has *summary, top uint64, win int32) (uint64, int32, int) {
 	ix := newPathIndex(s, path)
 	for k, a := range ats {
 		at := s.wildAt[a]
@@ -953,6 +991,7 @@ func (s *patternSet) indexed(ats []int32, from int32, path string, has *summary,
 					hi = i // nothing after it can win either
 					break
 				}
+				ix.steps++
 				if has == nil || has.holds(w.needs) {
 					batch[nb] = lane{i, at.head}
 					nb++
@@ -965,8 +1004,9 @@ func (s *patternSet) indexed(ats []int32, from int32, path string, has *summary,
 			}
 		}
 	}
+	steps := ix.steps
 	ix.release()
-	return top, win
+	return top, win, steps
 }
 
 // edgeWide returns the node among nodes[lo:hi], the children of a node,

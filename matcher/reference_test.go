@@ -128,10 +128,20 @@ func newReference(r *parser.Robots, agents []string) *reference {
 	return ref
 }
 
+// refPath is the canonical path a Matcher is asked about when given s: s
+// itself when it starts with '/', else the path and query of s read as a
+// URL ("https://example.com/a?b", or "example.com/a"; "0" has none: "/").
+func refPath(s string) string {
+	if !strings.HasPrefix(s, "/") {
+		s = urlpath.FromURL(s)
+	}
+	return urlpath.Path(s)
+}
+
 // verdict is the reference answer: whether path is allowed, and the line of
 // the deciding rule (0 when none decided).
 func (ref *reference) verdict(path string) (allowed bool, line int) {
-	path = urlpath.Path(path)
+	path = refPath(path)
 	if path == "/robots.txt" {
 		return true, 0
 	}

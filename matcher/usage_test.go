@@ -25,7 +25,7 @@ func refUsageLine(r *parser.Robots, agents []string, path string) (usage.Prefs, 
 	if ok, _ := refVerdict(r, agents, path); !ok {
 		return usage.Prefs{}, 0
 	}
-	path = urlpath.Path(path)
+	path = refPath(path)
 	best, line, firstPathless := -1, 0, 0
 	var prefs, pathless usage.Prefs
 	for _, g := range refGroups(r, agents) {

@@ -564,11 +564,18 @@ func TestFleetServesItsStaleCopy(t *testing.T) {
 	assert.Equal(t, engine.Stale, served, "b has no copy: the fleet's stale one")
 	assert.Equal(t, e.Value.body, e2.Value.body)
 	o.release(2)
-	assert.Eventually(t, func() bool {
-		e, _ := lookup(t, b, keyA)
-		return e.Record.Fresh(clk.Now())
-	}, 5*time.Second, time.Millisecond, "b gets the publication")
-	assert.Equal(t, 2, o.fetches(keyA))
+	require.NoError(t, a.Flush(context.Background()), "a's refresh is in the fleet")
+	// b's flight that offered the fleet's copy has taken the publication,
+	// or, its caller gone, stops asking: then b's next lookup starts a
+	// refresh of the copy it holds, which finds the publication.
+	<-b.Settled(keyA)
+	lookup(t, b, keyA)
+	<-b.Settled(keyA)
+	e, served = lookup(t, b, keyA)
+	assert.Equal(t, engine.Hit, served)
+	assert.True(t, e.Record.Fresh(clk.Now()), "b gets the publication")
+	assert.Contains(t, e.Value.body, "/call-2")
+	assert.Equal(t, 2, o.fetches(keyA), "b fetches nothing")
 }
 
 // A fetch superseded by Invalidate releases its lease and publishes

@@ -28,3 +28,22 @@ func (f SignalFleet) Acquire(ctx context.Context, key string, now time.Time, ttl
 	}
 	return g, err
 }
+
+// closedChan is a channel closed from the start.
+var closedChan = func() chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
+}()
+
+// Settled returns a channel closed once the flight running for key now, if
+// any, has ended: it stored its record, or ended without one. It is closed
+// already when none runs. A test waits on it for a refresh that runs in the
+// background, instead of polling for its result. Exported for the package's
+// external tests.
+func (c *Cache[V]) Settled(key string) <-chan struct{} {
+	if fl := c.flightOf(key); fl != nil {
+		return fl.done
+	}
+	return closedChan
+}

@@ -18,7 +18,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
-	"time"
 )
 
 // Dir returns the directory ../shared/<sub> next to the module root, or the
@@ -134,23 +133,6 @@ func Memory(fn func()) (allocated, retained int64) {
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	return allocated, int64(after.HeapAlloc) - int64(before.HeapAlloc)
-}
-
-// Within runs fn and fails t if it has not returned after d: a guard against
-// hangs and blow-ups in tests of hostile input, not a speed measurement
-// (benchmarks do that).
-func Within(t testing.TB, d time.Duration, fn func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		fn()
-	}()
-	select {
-	case <-done:
-	case <-time.After(d):
-		t.Fatalf("did not finish within %v", d)
-	}
 }
 
 // Case is one vector of ../shared/conformance/cases.json: a check of
