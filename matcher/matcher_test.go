@@ -217,7 +217,9 @@ func TestResult(t *testing.T) {
 		Rule: parser.Rule{Allow: true, Pattern: "/x/y", Line: 5}}, m.Match("/x/y"))
 	assert.Equal(t, matcher.Result{Allowed: true, Reason: matcher.NoRuleMatched}, m.Match("/z"))
 	assert.Equal(t, matcher.Result{Allowed: true, Reason: matcher.RobotsTxt}, m.Match("/robots.txt"))
-	assert.Equal(t, []parser.Agent{{Value: "a", Line: 1}, {Value: "b", Line: 2}, {Value: "A", Line: 8}}, m.Agents())
+	// A Crawl-delay binds to the user-agent lines directly above it.
+	assert.Equal(t, []parser.Agent{{Value: "a", Line: 1, CrawlDelay: 2 * time.Second}, {Value: "b", Line: 2, CrawlDelay: 2 * time.Second},
+		{Value: "A", Line: 8, CrawlDelay: 5 * time.Second}}, m.Agents())
 	assert.Equal(t, 5*time.Second, m.CrawlDelay(), "the largest delay of the merged groups")
 
 	// The index.html rule reports the Allow line it comes from.
