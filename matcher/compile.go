@@ -3,6 +3,7 @@ package matcher
 import (
 	"encoding/binary"
 	"strings"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -56,9 +57,10 @@ func writtenAt(text string, at uint32) string {
 }
 
 // noted reports whether a rule of canonical pattern canon is noted: only a
-// plain pattern as written is not.
-func noted(canon string, allow, rewritten bool) bool {
-	return rewritten || strings.ContainsAny(canon, "*$") || allow && indexRule(canon) >= 0
+// plain pattern as written is not. A canonical pattern holds a '$' only as
+// its last octet.
+func noted(canon string, allow, rewritten, star bool) bool {
+	return rewritten || star || strings.HasSuffix(canon, "$") || allow && indexRule(canon) >= 0
 }
 
 // appendLength appends the length of a string that follows it in the
@@ -153,9 +155,13 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 	// once, at its final size: a file of rules costs what the matcher keeps
 	// and little more (by design: parsing and compiling allocate at most
 	// 8 times the input).
-	sz := textSize{layout: true}
+	sc := newScratch()
+	defer sc.release()
+	sz := textSize{layout: true, scratch: sc.canon[:0]}
 	nagents, agentText := 0, 0
 	byLine, last := true, int32(-1) // the lines grow: they are the ids
+	rewritten := sc.bits[:0]        // a bit per rule whose pattern is not canonical
+	k := 0
 	for _, g := range groups {
 		nagents += len(g.Agents)
 		for _, a := range g.Agents {
@@ -163,19 +169,26 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 		}
 		m.crawlDelay = max(m.crawlDelay, crawlDelay(g, valid))
 		for _, rl := range g.Rules {
-			sz.add(rl.Pattern, rl.Allow)
+			if k%64 == 0 {
+				rewritten = append(rewritten, 0)
+			}
+			if sz.add(rl.Pattern, rl.Allow) {
+				rewritten[k/64] |= 1 << (k % 64)
+			}
+			k++
 			line := lineOf(rl.Line)
 			byLine = byLine && line > last
 			last = line
 		}
 	}
 	text := make([]byte, 0, sz.text+agentText)
-	entries := make([]entry, 0, sz.patterns)
+	sc.bits = rewritten
+	entries := resize(sc.entries, sz.patterns)[:0]
 	var lines []int32 // by id, when the ids are not the lines
 	if !byLine {
 		lines = make([]int32, 0, sz.rules)
 	}
-	var scratch []byte // the canonical form of a pattern that is not canonical
+	scratch := sz.scratch[:0] // the canonical form of a pattern that is not canonical
 	idx := int32(0)
 	for _, g := range groups {
 		for _, rl := range g.Rules {
@@ -184,11 +197,11 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 				lines = append(lines, id)
 				id = idx
 			}
+			canonical := rewritten[idx/64]&(1<<(idx%64)) == 0
 			idx++
 			if rl.Pattern == "" {
 				continue // it matches nothing (RFC 9309 §2.2.2)
 			}
-			canonical := urlpath.IsCanonicalPattern(rl.Pattern)
 			canon := rl.Pattern
 			if !canonical {
 				scratch = urlpath.AppendPattern(scratch[:0], rl.Pattern)
@@ -198,13 +211,14 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 				continue
 			}
 			at := uint32(len(text))
-			isNoted := noted(canon, rl.Allow, !canonical)
+			star := strings.IndexByte(canon, '*') >= 0
+			isNoted := noted(canon, rl.Allow, !canonical, star)
 			if isNoted {
 				text = appendLength(text, len(canon))
 			}
 			base := uint32(len(text))
 			text = append(text, canon...)
-			if isNoted && (!canonical || strings.IndexByte(canon, '*') >= 0) {
+			if isNoted && (!canonical || star) {
 				text = append(text, '*') // see pieceText
 			}
 			if !canonical {
@@ -214,18 +228,57 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 			}
 			// Appending to text later does not change these octets.
 			canon = unsafe.String(unsafe.SliceData(text[base:]), len(canon))
-			entries = appendEntries(entries, canon, base, id, rl.Allow, at)
+			entries = appendEntries(entries, canon, base, id, rl.Allow, at, star)
 		}
 	}
 	var delays []time.Duration
 	m.agents, delays, text = compileAgents(groups, nagents, text)
-	m.set = newPatternSet(entries, sz.pieces, finish(text), true, true)
+	sc.entries, sc.canon = entries, scratch
+	m.set = newPatternSet(entries, sz.pieces, finish(text), true, true, sc)
 	use := compileUsage(groups)
 	signal, record := compileSignal(r, groups)
 	if delays != nil || lines != nil || use != nil || record.Line != 0 {
 		m.more = &matcherMore{delays: delays, lines: lines, usage: use, signal: signal, signalRecord: record}
 	}
 	return m
+}
+
+// scratch is the memory compiling a file uses and throws away. It is kept
+// for the next compile when it is small, so that compiling the many small
+// files of a crawl allocates little beside what the Matchers keep.
+type scratch struct {
+	entries []entry
+	depths  []uint32
+	above   []uint64
+	keys    []uint8
+	bits    []uint64
+	canon   []byte
+}
+
+// maxScratch is the most bytes of scratch kept between compiles: enough
+// for a file of several hundred rules.
+const maxScratch = 16 << 10
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+func newScratch() *scratch { return scratchPool.Get().(*scratch) }
+
+// release returns sc to the pool when it is small.
+func (sc *scratch) release() {
+	n := cap(sc.entries)*int(unsafe.Sizeof(entry{})) + cap(sc.depths)*4 + cap(sc.above)*8 +
+		cap(sc.keys) + cap(sc.bits)*8 + cap(sc.canon)
+	if n <= maxScratch {
+		scratchPool.Put(sc)
+	}
+}
+
+// resize returns b with length n, in its own array when that is large
+// enough; the elements are not cleared.
+func resize[T any](b []T, n int) []T {
+	if cap(b) < n {
+		return make([]T, n)
+	}
+	return b[:n]
 }
 
 // textSize counts what Compile stores for a list of rules, to size its
@@ -241,11 +294,12 @@ type textSize struct {
 	scratch []byte // the canonical form of the last pattern that is not canonical
 }
 
-// add counts a rule with pattern p.
-func (z *textSize) add(p string, allow bool) {
+// add counts a rule with pattern p, and reports whether p is rewritten:
+// not canonical.
+func (z *textSize) add(p string, allow bool) (rewritten bool) {
 	z.rules++
 	if p == "" {
-		return
+		return false
 	}
 	canon, rewritten := p, !urlpath.IsCanonicalPattern(p)
 	if rewritten {
@@ -253,7 +307,7 @@ func (z *textSize) add(p string, allow bool) {
 		canon = unsafe.String(unsafe.SliceData(z.scratch), len(z.scratch))
 	}
 	if canon == "" {
-		return
+		return rewritten
 	}
 	star := strings.IndexByte(canon, '*') >= 0
 	z.text += len(canon)
@@ -265,7 +319,7 @@ func (z *textSize) add(p string, allow bool) {
 		if rewritten {
 			z.text += len(p)
 		}
-	case noted(canon, allow, rewritten):
+	case noted(canon, allow, rewritten, star):
 		z.text += lengthSize(len(canon))
 		if star || rewritten {
 			z.text++
@@ -275,11 +329,17 @@ func (z *textSize) add(p string, allow bool) {
 		}
 	}
 	z.patterns++
-	z.pieces += countPieces(strings.TrimSuffix(canon, "$"))
-	if i := indexRule(canon); allow && i >= 0 {
+	if star {
+		z.pieces += countPieces(strings.TrimSuffix(canon, "$"))
+	}
+	if !allow {
+		return rewritten
+	}
+	if i := indexRule(canon); i >= 0 {
 		z.patterns++
 		z.pieces += countPieces(canon[:i+1])
 	}
+	return rewritten
 }
 
 // countPieces returns the number of pieces of a pattern of literal lit: the
@@ -306,17 +366,20 @@ func finish(text []byte) string {
 
 // appendEntries appends to entries the compiled patterns of a rule whose
 // canonical pattern canon starts at base in the text, and the rule at at,
-// as appendPatterns compiles them: none for an empty pattern, one, or two
+// canon holding a '*' when star, as appendPatterns compiles them: none for an empty pattern, one, or two
 // for an Allow under Google's index.html rule.
-func appendEntries(entries []entry, canon string, base uint32, id int32, allow bool, at uint32) []entry {
+func appendEntries(entries []entry, canon string, base uint32, id int32, allow bool, at uint32, star bool) []entry {
 	if canon == "" {
 		return entries
 	}
 	lit, dollar := strings.CutSuffix(canon, "$")
-	entries = append(entries, newEntry(base, lit, dollar, id, allow, at))
-	if i := indexRule(canon); allow && i >= 0 {
+	entries = append(entries, newEntry(base, lit, dollar, id, allow, at, star))
+	if !allow {
+		return entries
+	}
+	if i := indexRule(canon); i >= 0 {
 		// As though "$" followed canon[:i+1] (see appendPatterns).
-		entries = append(entries, newEntry(base, canon[:i+1], true, id, allow, at))
+		entries = append(entries, newEntry(base, canon[:i+1], true, id, allow, at, star))
 	}
 	return entries
 }

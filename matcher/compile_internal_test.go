@@ -207,3 +207,50 @@ func TestRulesReportWhatWasWritten(t *testing.T) {
 		assert.Equal(t, want, m.Match(path).Rule, path)
 	}
 }
+
+// sortEntries orders entries by their heads as a sort of the strings does,
+// for heads that share long prefixes, end inside one another or repeat, in
+// sets small and large enough to recurse.
+func TestSortEntries(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{0, 1, 2, 11, 13, 40, 300, 3000} {
+		for range 20 {
+			var text strings.Builder
+			entries := make([]entry, n)
+			prefix := strings.Repeat("/p", rng.IntN(40))
+			for i := range entries {
+				head := prefix[:rng.IntN(len(prefix)+1)] + letters(rng, "ab/", rng.IntN(5))
+				base := uint32(text.Len())
+				text.WriteString(head + "*x")
+				entries[i] = entry{base: base, head: uint32(len(head)), n: uint32(len(head) + 2), id: int32(i)}
+			}
+			s := text.String()
+			sortEntries(entries, s, nil)
+			require.True(t, slices.IsSortedFunc(entries, func(a, b entry) int {
+				return strings.Compare(s[a.base:a.base+a.head], s[b.base:b.base+b.head])
+			}), "n=%d", n)
+			ids := make([]int32, n)
+			for i, e := range entries {
+				ids[i] = e.id
+			}
+			slices.Sort(ids)
+			for i, id := range ids {
+				require.Equal(t, int32(i), id, "every entry once")
+			}
+		}
+	}
+	// Heads nested in one another, each one longer, in reverse: each pass
+	// settles one of them.
+	var text strings.Builder
+	entries := make([]entry, 1000)
+	for i := range entries {
+		head := "/" + strings.Repeat("a", len(entries)-i)
+		entries[i] = entry{base: uint32(text.Len()), head: uint32(len(head))}
+		text.WriteString(head)
+	}
+	s := text.String()
+	sortEntries(entries, s, nil)
+	for i, e := range entries {
+		require.Equal(t, uint32(i+2), e.head)
+	}
+}

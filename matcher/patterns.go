@@ -193,8 +193,9 @@ func (s *patternSet) plainRank(n int32, depth int) uint64 {
 // the pattern (its kind, its pieces) is read from it again when needed.
 type entry struct {
 	base, head uint32
-	// The literal's length, and the flags entryAllow, entryDollar. A
-	// literal is a pattern of a Robots: one of 1 GiB is not held.
+	// The literal's length, the flags entryAllow, entryDollar,
+	// entryAnchored, and its kind. A literal is a pattern of a Robots:
+	// one of 128 MiB is not held.
 	n  uint32
 	id int32
 	// Where the pattern's rule starts in the text, for a match to report
@@ -204,17 +205,22 @@ type entry struct {
 }
 
 const (
-	entryAllow  = 1 << 31
-	entryDollar = 1 << 30 // the pattern ends with '$': it counts in the rank, and anchors
-	entryFlags  = entryAllow | entryDollar
+	entryAllow    = 1 << 31
+	entryDollar   = 1 << 30 // the pattern ends with '$': it counts in the rank, and anchors
+	entryAnchored = 1 << 29 // a wildcard pattern whose last piece ends the path
+	entryKind     = 3 << 27 // its kind
+	entryFlags    = entryAllow | entryDollar | entryAnchored | entryKind
 )
 
 // newEntry places a pattern of literal lit, at base in the text, followed
-// by '$' when dollar, for id; its rule starts at at.
-func newEntry(base uint32, lit string, dollar bool, id int32, allow bool, at uint32) entry {
-	head := strings.IndexByte(lit, '*')
-	if head < 0 {
-		head = len(lit)
+// by '$' when dollar, for id; its rule starts at at. Without star, lit
+// holds no '*'.
+func newEntry(base uint32, lit string, dollar bool, id int32, allow bool, at uint32, star bool) entry {
+	head := len(lit)
+	if star {
+		if i := strings.IndexByte(lit, '*'); i >= 0 {
+			head = i
+		}
 	}
 	e := entry{base: base, head: uint32(head), n: uint32(len(lit)), id: id, at: at}
 	if allow {
@@ -222,6 +228,18 @@ func newEntry(base uint32, lit string, dollar bool, id int32, allow bool, at uin
 	}
 	if dollar {
 		e.n |= entryDollar
+	}
+	// The kind, as newPattern finds it.
+	switch {
+	case head == len(lit) && dollar:
+		e.n |= uint32(exact) << 27
+	case head == len(lit) || strings.Trim(lit[head:], "*") == "":
+		// prefix: trailing stars absorb the rest of the path
+	default:
+		e.n |= uint32(wild) << 27
+		if dollar && !strings.HasSuffix(lit, "*") {
+			e.n |= entryAnchored
+		}
 	}
 	return e
 }
@@ -237,17 +255,10 @@ func (e *entry) rank() rank32 {
 // lit returns the entry's literal.
 func (e *entry) lit(text string) string { return text[e.base : e.base+e.litLen()] }
 
-// kind returns the kind of the pattern of literal lit, as newPattern
-// finds it, and whether a wildcard pattern is anchored.
-func (e *entry) kind(lit string) (k kind, anchored bool) {
-	dollar := e.n&entryDollar != 0
-	switch {
-	case int(e.head) == len(lit) && dollar:
-		return exact, false
-	case int(e.head) == len(lit) || strings.Trim(lit[e.head:], "*") == "":
-		return prefix, false // trailing stars absorb the rest of the path
-	}
-	return wild, dollar && !strings.HasSuffix(lit, "*")
+// kind returns the kind of the pattern, and whether a wildcard pattern is
+// anchored.
+func (e *entry) kind() (k kind, anchored bool) {
+	return kind(e.n & entryKind >> 27), e.n&entryAnchored != 0
 }
 
 // noted reports whether a plain pattern of e needs a note: its string is
@@ -260,25 +271,32 @@ func (e *entry) noted() bool { return e.head != e.litLen() || e.at&rewrittenBit 
 // entries. With reports, the set keeps where the rules of its wildcard
 // patterns start (entry.at), and with dropEqual, of equal wildcard
 // patterns only the best: the others are never reported. Every array the
-// set keeps is allocated at its final size.
-func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual bool) patternSet {
+// set keeps is allocated at its final size; what it throws away is taken
+// from sc when not nil.
+func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual bool, sc *scratch) patternSet {
+	if sc == nil {
+		sc = new(scratch)
+	}
 	s := patternSet{text: text}
 	head := func(e *entry) string { return text[e.base : e.base+e.head] }
-	sortEntries(entries, text)
-	nodes := radixNodes(len(entries), maxEdge, func(i int) string { return head(&entries[i]) })
-	// Count what the nodes hold beside a plain pattern that is their
-	// string: entries of one head are adjacent.
+	sc.keys = sortEntries(entries, text, sc.keys)
+	// Count the nodes, and what they hold beside a plain pattern that is
+	// their string: entries of one head are adjacent.
+	nc := nodeCounter{maxEdge: maxEdge}
 	nwild, wildNodes, notes, copies := 0, 0, 0, 0
 	maxID := int32(0)
+	prev := ""
 	for lo := 0; lo < len(entries); {
 		h := head(&entries[lo])
+		nc.next(h, commonPrefix(prev, h))
+		prev = h
 		hi := lo
 		exacts, wilds := false, false
 		var plain *entry
 		for ; hi < len(entries) && head(&entries[hi]) == h; hi++ {
 			e := &entries[hi]
 			maxID = max(maxID, e.id)
-			switch k, _ := e.kind(e.lit(text)); k {
+			switch k, _ := e.kind(); k {
 			case wild:
 				nwild++
 				copies += e.copySize(text)
@@ -302,7 +320,7 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 		}
 		lo = hi
 	}
-	n := min(nodes, maxNodes)
+	n := min(nc.total(), maxNodes)
 	s.nodes = make([]node, 1, n+1) // and the sentinel
 	s.octets = make([]uint8, 2*n+wordPad)
 	meta := s.octets[n+wordPad:]
@@ -324,8 +342,9 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 	}
 	// Scratch for the build, by node: the depth of its string, and the
 	// full rank of the best plain pattern of it or above it.
-	depths := make([]uint32, n)
-	above := make([]uint64, n)
+	sc.depths, sc.above = resize(sc.depths, n), resize(sc.above, n)
+	depths, above := sc.depths, sc.above
+	depths[0], above[0] = 0, 0
 	// Breadth first, so that the children of a node are appended together.
 	// Until it is filled in, a node holds the sorted entries
 	// [off, child) that start with its string: the trie needs no queue
@@ -345,8 +364,7 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 		}
 		for ; lo < hi && entries[lo].head == depth; lo++ {
 			e := &entries[lo]
-			lit := e.lit(text)
-			switch k, anchored := e.kind(lit); k {
+			switch k, anchored := e.kind(); k {
 			case prefix:
 				if plain == nil || full(e.rank(), e.id) > full(plain.rank(), plain.id) {
 					plain = e
@@ -356,7 +374,7 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 					ex = e
 				}
 			case wild:
-				s.wild.wild = append(s.wild.wild, s.wild.wildRule(&pt, e, int(lo), lit, anchored))
+				s.wild.wild = append(s.wild.wild, s.wild.wildRule(&pt, e, int(lo), e.lit(text), anchored))
 			}
 		}
 		flags := uint32(0)
@@ -458,63 +476,170 @@ func (s *wildSet) sortNode(entries []entry, lo int, dropEqual bool) {
 	s.wild = s.wild[:lo+kept]
 }
 
-// sortEntries sorts entries by their heads in text.
-func sortEntries(entries []entry, text string) {
-	slices.SortFunc(entries, func(a, b entry) int {
-		return strings.Compare(text[a.base:a.base+a.head], text[b.base:b.base+b.head])
-	})
+// sortEntries sorts entries by their heads in text: a radix sort in place
+// (McIlroy, Bostic and McIlroy's American flag sort) an octet at a time,
+// which reads the common prefix of heads that share one once, where a sort
+// by comparisons of strings reads it again for every comparison. Its cost
+// is at most a few reads of each octet of the heads, whatever their order.
+// keys is scratch, which it returns.
+func sortEntries(entries []entry, text string, keys []uint8) []uint8 {
+	if len(entries) > 16 {
+		keys = resize(keys, len(entries))
+	}
+	radixSort(entries, keys, text, 0)
+	return keys
+}
+
+// radixSort sorts entries, whose heads share their first d octets, by
+// their heads; keys is scratch, an octet per entry. It recurses into every
+// bucket but the largest, which it goes on with: the recursion is at most
+// log2(len(entries)) deep.
+func radixSort(entries []entry, keys []uint8, text string, d uint32) {
+	from := func(e *entry) string { return text[e.base+d : e.base+e.head] }
+	// bucket is 0 for a head that ends at d, 1 + its octet at d else:
+	// canonical heads are ASCII.
+	bucket := func(e *entry) uint8 {
+		if d >= e.head {
+			return 0
+		}
+		return 1 + text[e.base+d]&0x7f
+	}
+	for len(entries) > 1 {
+		if len(entries) <= 16 {
+			for i := 1; i < len(entries); i++ {
+				for j := i; j > 0 && from(&entries[j]) < from(&entries[j-1]); j-- {
+					entries[j], entries[j-1] = entries[j-1], entries[j]
+				}
+			}
+			return
+		}
+		keys = keys[:len(entries)]
+		var end [129]int32
+		lo, hi := uint8(128), uint8(0) // the buckets used
+		for i := range entries {
+			b := bucket(&entries[i])
+			keys[i] = b
+			end[b]++
+			lo, hi = min(lo, b), max(hi, b)
+		}
+		if lo == hi {
+			if lo == 0 {
+				return // equal heads
+			}
+			// One octet in common, and maybe more: skip them all.
+			first, common := from(&entries[0]), len(from(&entries[0]))
+			for i := 1; i < len(entries) && common > 1; i++ {
+				common = min(common, commonPrefix(first, from(&entries[i])))
+			}
+			d += uint32(common)
+			continue
+		}
+		// Bucket b is entries[start[b]:end[b]]; next[b] is where its next
+		// entry goes.
+		var start, next [129]int32
+		sum, largest := int32(0), lo
+		for b := lo; b <= hi; b++ {
+			start[b], next[b] = sum, sum
+			sum += end[b]
+			end[b] = sum
+			if end[b]-start[b] > end[largest]-start[largest] {
+				largest = b
+			}
+		}
+		// Put each entry in its bucket, following the cycles of the
+		// permutation.
+		for b := lo; b <= hi; b++ {
+			for next[b] < end[b] {
+				v, t := entries[next[b]], keys[next[b]]
+				for t != b {
+					k := next[t]
+					next[t]++
+					entries[k], v = v, entries[k]
+					keys[k], t = t, keys[k]
+				}
+				entries[next[b]] = v
+				next[b]++
+			}
+		}
+		// Heads that end at d are equal; the others sort on from d+1.
+		for b := max(lo, 1); b <= hi; b++ {
+			if b != largest && end[b]-start[b] > 1 {
+				radixSort(entries[start[b]:end[b]], keys, text, d+1)
+			}
+		}
+		if largest == 0 {
+			return
+		}
+		entries, d = entries[start[largest]:end[largest]], d+1
+	}
 }
 
 // radixNodes returns the number of nodes, the root included, of the radix
 // trie over the sorted strings key(0), …, key(n-1), with an edge of more
 // than maxEdge octets (when maxEdge is not 0) split over a chain of nodes.
-// Its nodes spell the root, the distinct strings, and the longest common
-// prefixes of adjacent ones. A stack holds the depths of the nodes open
-// on the way from the root to the last string: a node is counted when it
-// is closed, and its parent is then the node below it on the stack, or a
-// branch at the common prefix of the last string and the next, which is
-// opened there if it is not open yet.
 func radixNodes(n, maxEdge int, key func(int) string) int {
-	nodes := 1
-	// count counts a node of depth d under a parent of depth p.
-	count := func(d, p int) {
-		nodes++
-		if maxEdge > 0 {
-			nodes += (d - p - 1) / maxEdge
-		}
-	}
-	stack := []int{0}
+	c := nodeCounter{maxEdge: maxEdge}
 	prev := ""
 	for i := range n {
 		k := key(i)
-		l := 0
-		if i > 0 {
-			if k == prev {
-				continue
-			}
-			l = commonPrefix(prev, k)
+		if i > 0 && k == prev {
+			continue
 		}
-		for len(stack) > 1 && stack[len(stack)-1] > l {
-			d := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			if below := stack[len(stack)-1]; below < l {
-				count(d, l)
-				stack = append(stack, l) // a branch that is not a string of the list
-			} else {
-				count(d, below)
-			}
-		}
-		if len(k) > stack[len(stack)-1] {
-			stack = append(stack, len(k))
-		}
+		c.next(k, commonPrefix(prev, k))
 		prev = k
 	}
-	for len(stack) > 1 {
-		d := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		count(d, stack[len(stack)-1])
+	return c.total()
+}
+
+// nodeCounter counts the nodes of a radix trie over sorted strings given
+// one by one. Its nodes spell the root, the distinct strings, and the
+// longest common prefixes of adjacent ones. A stack holds the depths of the
+// nodes open on the way from the root to the last string: a node is counted
+// when it is closed, and its parent is then the node below it on the
+// stack, or a branch at the common prefix of the last string and the next,
+// which is opened there if it is not open yet.
+type nodeCounter struct {
+	nodes, maxEdge int
+	stack          []int
+}
+
+// next adds k, which follows and differs from the string before it, with
+// which it has its first l octets in common (0 for the first).
+func (c *nodeCounter) next(k string, l int) {
+	if c.stack == nil {
+		c.stack = append(make([]int, 0, 16), 0)
 	}
-	return nodes
+	for len(c.stack) > 1 && c.stack[len(c.stack)-1] > l {
+		d := c.stack[len(c.stack)-1]
+		c.stack = c.stack[:len(c.stack)-1]
+		if below := c.stack[len(c.stack)-1]; below < l {
+			c.count(d, l)
+			c.stack = append(c.stack, l) // a branch that is not a string of the list
+		} else {
+			c.count(d, below)
+		}
+	}
+	if len(k) > c.stack[len(c.stack)-1] {
+		c.stack = append(c.stack, len(k))
+	}
+}
+
+// count counts a node of depth d under a parent of depth p.
+func (c *nodeCounter) count(d, p int) {
+	c.nodes++
+	if c.maxEdge > 0 {
+		c.nodes += (d - p - 1) / c.maxEdge
+	}
+}
+
+// total closes the nodes still open and returns the count.
+func (c *nodeCounter) total() int {
+	for len(c.stack) > 1 {
+		d := c.stack[len(c.stack)-1]
+		c.stack = c.stack[:len(c.stack)-1]
+		c.count(d, c.stack[len(c.stack)-1])
+	}
+	return c.nodes + 1 // and the root
 }
 
 // size is the number of bytes s holds, measured from the capacities of its

@@ -142,9 +142,9 @@ func compileUsage(groups []*parser.Group) *usageRules {
 			c, base, id := canon(i), paths[i].off, int32(len(u.pats))
 			patOf[i] = id
 			i++
-			entries = appendEntries(entries, c, base, id, false, 0)
+			entries = appendEntries(entries, c, base, id, false, 0, strings.IndexByte(c, '*') >= 0)
 			e := &entries[len(entries)-1]
-			k, _ := e.kind(c[:e.litLen()])
+			k, _ := e.kind()
 			first := usageText{path: span{base, uint32(len(c))}, line: int32(min(cu.Line, 1<<31-1))}
 			if c != cu.Path {
 				first.path = add(cu.Path)
@@ -172,7 +172,7 @@ func compileUsage(groups []*parser.Group) *usageRules {
 		}
 		lo = hi
 	}
-	u.set = newPatternSet(entries, sz.pieces, finish(text), false, false) // ties needs every pattern
+	u.set = newPatternSet(entries, sz.pieces, finish(text), false, false, nil) // ties needs every pattern
 	if ws := u.set.wild; ws != nil {
 		for i := range ws.wild {
 			u.pats[ws.wild[i].id()].wild = int32(i)
