@@ -444,11 +444,24 @@ func selectGroups(r *parser.Robots, agents []string) ([]*parser.Group, []string)
 	}
 	groups := make([]*parser.Group, 0, n)
 	for i := range r.Groups {
-		if g := &r.Groups[i]; groupFor(g, valid) == want {
+		g := &r.Groups[i]
+		// No group names the crawler when the global ones apply: a
+		// global line is enough to tell them.
+		if want == global && hasGlobal(g) || want == named && groupFor(g, valid) == named {
 			groups = append(groups, g)
 		}
 	}
 	return groups, valid
+}
+
+// hasGlobal reports whether a user-agent line of g is "*".
+func hasGlobal(g *parser.Group) bool {
+	for _, a := range g.Agents {
+		if a.IsGlobal() {
+			return true
+		}
+	}
+	return false
 }
 
 // How a group applies to a crawler.
@@ -484,14 +497,20 @@ func groupFor(g *parser.Group, valid []string) int {
 // above it: see parser.Agent).
 func crawlDelay(g *parser.Group, valid []string) time.Duration {
 	var d time.Duration
-	kind := groupFor(g, valid)
+	kind := other - 1 // not known yet
 	for _, a := range g.Agents {
+		if a.CrawlDelay <= d {
+			continue // it cannot raise d, whether it applies or not
+		}
+		if kind < other {
+			kind = groupFor(g, valid)
+		}
 		applies := kind == global && a.IsGlobal()
 		for _, v := range valid {
 			applies = applies || kind == named && a.Names(v)
 		}
 		if applies {
-			d = max(d, a.CrawlDelay)
+			d = a.CrawlDelay
 		}
 	}
 	return d

@@ -507,9 +507,12 @@ func radixSort(entries []entry, keys []uint8, text string, d uint32) {
 	for len(entries) > 1 {
 		if len(entries) <= 16 {
 			for i := 1; i < len(entries); i++ {
-				for j := i; j > 0 && from(&entries[j]) < from(&entries[j-1]); j-- {
-					entries[j], entries[j-1] = entries[j-1], entries[j]
+				v := entries[i]
+				j := i
+				for ; j > 0 && from(&v) < from(&entries[j-1]); j-- {
+					entries[j] = entries[j-1]
 				}
+				entries[j] = v
 			}
 			return
 		}

@@ -225,8 +225,12 @@ func forPieces(lit string, head int, fn func(at int, piece string)) {
 // and where it starts: a run of octets between stars; "" when none does.
 func nextPiece(lit string, pos int) (piece string, at int) {
 	for at = pos + 1; at < len(lit); at++ {
-		if piece, _, _ = strings.Cut(lit[at:], "*"); piece != "" {
-			return piece, at
+		i := strings.IndexByte(lit[at:], '*')
+		switch {
+		case i < 0:
+			return lit[at:], at
+		case i > 0:
+			return lit[at : at+i], at
 		}
 	}
 	return "", len(lit)
