@@ -723,11 +723,13 @@ func (s *patternSet) best(path string) hit {
 			break
 		}
 		m := meta[c]
-		off, tail := nodes[c].off, int(m&tailMask)
-		if len(path)-pos-1 < tail || path[pos+1:pos+1+tail] != text[off:off+uint32(tail)] {
-			break
+		if tail := int(m & tailMask); tail > 0 {
+			off := nodes[c].off
+			if len(path)-pos-1 < tail || path[pos+1:pos+1+tail] != text[off:off+uint32(tail)] {
+				break
+			}
 		}
-		n, pos = c, pos+1+tail
+		n, pos = c, pos+1+int(m&tailMask)
 		if m&metaPlain != 0 {
 			pn, pm, pd = c, m, pos
 		}
