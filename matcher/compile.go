@@ -150,7 +150,6 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 	if r != nil {
 		groups, valid = selectGroups(r, agents)
 	}
-	m.groups = int32(min(len(groups), 1<<31-1))
 	// Every array is sized before it is filled, so that each is allocated
 	// once, at its final size: a file of rules costs what the matcher keeps
 	// and little more (by design: parsing and compiling allocate at most

@@ -50,9 +50,10 @@ type Matcher struct {
 	// The patterns of the rules of the selected groups; a match reports
 	// the rule's id (see compile.go). Its text holds the user-agent
 	// values too.
-	set        patternSet
-	agents     []agentLine // the user-agent lines of the selected groups
-	groups     int32       // number of selected groups
+	set patternSet
+	// The user-agent lines of the selected groups: none when no group
+	// applies, as each group has one at least.
+	agents     []agentLine
 	crawlDelay time.Duration
 	more       *matcherMore // what few files have; nil for the others
 }
@@ -165,7 +166,7 @@ func (m *Matcher) decide(path string) (hit, Reason) {
 	if path == "/robots.txt" {
 		return hit{}, RobotsTxt
 	}
-	if m.groups == 0 {
+	if len(m.agents) == 0 {
 		return hit{}, NoGroup
 	}
 	if h := m.set.best(path); h.kind != noHit {

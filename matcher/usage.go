@@ -294,7 +294,7 @@ func (m *Matcher) Usage(path string) UsageResult {
 
 // allowedCanonical is Allowed for a canonical path.
 func (m *Matcher) allowedCanonical(path string) bool {
-	if path == "/robots.txt" || m.groups == 0 {
+	if path == "/robots.txt" || len(m.agents) == 0 {
 		return true
 	}
 	h := m.set.best(path)
