@@ -131,6 +131,9 @@ func newReference(r *parser.Robots, agents []string) *reference {
 // verdict is the reference answer: whether path is allowed, and the line of
 // the deciding rule (0 when none decided).
 func (ref *reference) verdict(path string) (allowed bool, line int) {
+	if !strings.HasPrefix(path, "/") {
+		path = urlpath.FromURL(path) // what does not start with '/' is a URL, as Match reads it
+	}
 	path = urlpath.Path(path)
 	if path == "/robots.txt" {
 		return true, 0

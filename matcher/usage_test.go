@@ -24,6 +24,9 @@ func refUsageLine(r *parser.Robots, agents []string, path string) (usage.Prefs, 
 	if ok, _ := refVerdict(r, agents, path); !ok {
 		return usage.Prefs{}, 0
 	}
+	if !strings.HasPrefix(path, "/") {
+		path = urlpath.FromURL(path) // what does not start with '/' is a URL, as Usage reads it
+	}
 	path = urlpath.Path(path)
 	best, line, firstPathless := -1, 0, 0
 	var prefs, pathless usage.Prefs
@@ -153,6 +156,7 @@ func FuzzUsage(f *testing.F) {
 		{"/caf%C3%A9 train-ai=y\n/café search=n", "", "/café"},
 		{"* train-ai=n\n/*.pdf$ ai-use=n", "/*.pdf$", "/x.pdf"},
 		{"/\ttrain-ai=y, train-ai=n;p=1", "/x", "/"},
+		{"/0", "", "0"}, // a path without '/' is a URL: its path is "/"
 	} {
 		f.Add(seed[0], seed[1], seed[2])
 	}
