@@ -573,15 +573,16 @@ func TestSchemesKeptApart(t *testing.T) {
 // authorities go, and are fetched again when asked about.
 func TestEviction(t *testing.T) {
 	rt, hc := newRouter(t)
-	// Files of 480 KB of distinct rules compile to about 1.5 MB each: the
-	// smallest budget (16 × 500 KiB) holds five.
+	// Files of 480 KB of distinct rules take about 1 MB each with their
+	// compiled rules: the smallest budget (16 × 500 KiB) holds about
+	// eight, so twelve overflow it.
 	var big strings.Builder
 	big.WriteString("User-agent: *\n")
 	for i := 0; big.Len() < 480<<10; i++ {
 		fmt.Fprintf(&big, "Disallow: /private/a-rather-long-path-to-fill-the-file/%d\n", i)
 	}
 	s := newSite(t, robotsTxt(big.String()))
-	const hosts = 8
+	const hosts = 12
 	for i := 0; i < hosts; i++ {
 		rt.route(fmt.Sprintf("h%d.test:80", i), hostOf(s.Server))
 	}

@@ -67,3 +67,30 @@ func BenchmarkUsage(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCompileCorpus compiles every file of the real corpus for one
+// crawler per op, the files parsed beforehand; it reports the mean Size of
+// the compiled matchers (B/file-mean) beside the mean body (B/body-mean).
+func BenchmarkCompileCorpus(b *testing.B) {
+	files, total := benchdata.Corpus()
+	if files == nil {
+		b.Skip("corpus not found")
+	}
+	parsed := make([]*parser.Robots, len(files))
+	for i, f := range files {
+		parsed[i] = parser.Parse(f)
+	}
+	var size int64
+	for _, r := range parsed {
+		size += matcher.Compile(r, "ExampleBot").Size()
+	}
+	b.SetBytes(int64(total))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, r := range parsed {
+			matcher.Compile(r, "ExampleBot")
+		}
+	}
+	b.ReportMetric(float64(size)/float64(len(files)), "B/file-mean")
+	b.ReportMetric(float64(total)/float64(len(files)), "B/body-mean")
+}

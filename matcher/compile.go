@@ -3,6 +3,7 @@ package matcher
 import (
 	"encoding/binary"
 	"strings"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -12,62 +13,54 @@ import (
 
 // A compiled Matcher owns one string, the text of its pattern set, and
 // everything else refers to it by span: the canonical patterns (whose heads,
-// pieces and trie labels are substrings of them) and the patterns as
-// written when they differ; the user-agent values are one string of their
-// own. It keeps nothing of the parsed file, so the body it came from can be
-// collected, and it stays compact: a cache holds thousands of them.
-// Compiling counts before it allocates, so that what it throws away is
-// small beside what it keeps.
+// pieces and trie labels are substrings of them), the patterns as written
+// when they differ, and the user-agent values. It keeps nothing of the
+// parsed file, so the body it came from can be collected, and it stays
+// compact: a cache holds thousands of them. Compiling counts before it
+// allocates, so that what it throws away is small beside what it keeps.
+//
+// A rule is identified by its line, which grows with its index in the
+// selected groups in any parsed file, and so orders equal matches as file
+// order does; a Robots built by hand whose lines do not grow gets the
+// indexes instead, and a list of the lines. A plain rule whose pattern is
+// canonical and holds no '*' and no '$' is just its canonical pattern in
+// the text: a match reports it from its node. Any other rule is noted: at
+// the offset its set keeps (entry.at), its canonical pattern follows its
+// length as a uvarint; the pattern as written is the same, or, when it
+// differs (rewrittenBit), follows in the same way after a '*'. A '*' also
+// follows a canonical pattern that holds one (see pieceText).
 
 // span is a substring of a text: text[off : off+n].
 type span struct{ off, n uint32 }
 
 func (s span) in(text string) string { return text[s.off : s.off+s.n] }
 
-// rule is a rule of the crawler's groups, for reporting, in 8 bytes: at
-// text[at] its canonical pattern starts, after its length as a uvarint;
-// the pattern as written is the same, or, when it differs (bits&rewritten),
-// follows in the same way after a '*'. A '*' also follows a canonical
-// pattern that holds one (see pieceText). The rank of its plain-prefix
-// pattern follows from the canonical one.
-type rule struct {
-	at   uint32
-	bits uint32 // its line<<2, | rewritten, | 1 for an Allow
-}
-
-const rewritten = 2
+// rewrittenBit marks the offset of a noted rule whose pattern as written
+// differs from its canonical one. A text is at most 2 GiB: it holds the
+// patterns of a Robots, whose rules take more memory than their text.
+const rewrittenBit = 1 << 31
 
 // maxLine is the largest line number a compiled rule keeps; a larger one,
 // which no parsed file holds (MaxBytes is 32 MiB), is reported as maxLine.
 const maxLine = 1<<30 - 1
 
-func newRule(at uint32, line int, allow, isRewritten bool) rule {
-	r := rule{at: at, bits: uint32(min(max(line, 0), maxLine)) << 2}
-	if allow {
-		r.bits |= 1
+// lineOf returns line, clamped to what a compiled rule keeps.
+func lineOf(line int) int32 { return int32(min(max(line, 0), maxLine)) }
+
+// writtenAt returns the pattern as written of the noted rule at at.
+func writtenAt(text string, at uint32) string {
+	n, start := lengthAt(text, at&^rewrittenBit)
+	if at&rewrittenBit != 0 {
+		n, start = lengthAt(text, start+n+1) // after the '*'
 	}
-	if isRewritten {
-		r.bits |= rewritten
-	}
-	return r
+	return text[start : start+n]
 }
 
-func (r rule) allow() bool { return r.bits&1 != 0 }
-func (r rule) line() int   { return int(r.bits >> 2) }
-
-// rank is the rank of the rule's plain-prefix pattern, its canonical one.
-func (r rule) rank(text string) rank32 {
-	n, _ := lengthAt(text, r.at)
-	return rankOf(int(n), r.allow())
-}
-
-// written returns the pattern as written.
-func (r rule) written(text string) string {
-	n, at := lengthAt(text, r.at)
-	if r.bits&rewritten != 0 {
-		n, at = lengthAt(text, at+n+1) // after the '*'
-	}
-	return text[at : at+n]
+// noted reports whether a rule of canonical pattern canon is noted: only a
+// plain pattern as written is not. A canonical pattern holds a '$' only as
+// its last octet.
+func noted(canon string, allow, rewritten, star bool) bool {
+	return rewritten || star || strings.HasSuffix(canon, "$") || allow && indexRule(canon) >= 0
 }
 
 // appendLength appends the length of a string that follows it in the
@@ -108,7 +101,7 @@ func rankOf(octets int, allow bool) rank32 {
 }
 
 // full is the rank of a match of rule idx with pattern rank r: equals are
-// ordered by rule index, which is file order, so the verdict never depends
+// ordered by rule id, which is file order, so the verdict never depends
 // on the order of the rules and the first of equal rules is reported.
 func full(r rank32, idx int32) uint64 {
 	return uint64(r)<<32 | uint64(^uint32(idx))
@@ -157,13 +150,17 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 	if r != nil {
 		groups, valid = selectGroups(r, agents)
 	}
-	m.groups = len(groups)
 	// Every array is sized before it is filled, so that each is allocated
 	// once, at its final size: a file of rules costs what the matcher keeps
 	// and little more (by design: parsing and compiling allocate at most
 	// 8 times the input).
-	sz := textSize{lengths: true}
+	sc := newScratch()
+	defer sc.release()
+	sz := textSize{layout: true, scratch: sc.canon[:0]}
 	nagents, agentText := 0, 0
+	byLine, last := true, int32(-1) // the lines grow: they are the ids
+	rewritten := sc.bits[:0]        // a bit per rule whose pattern is not canonical
+	k := 0
 	for _, g := range groups {
 		nagents += len(g.Agents)
 		for _, a := range g.Agents {
@@ -171,93 +168,177 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 		}
 		m.crawlDelay = max(m.crawlDelay, crawlDelay(g, valid))
 		for _, rl := range g.Rules {
-			sz.add(rl.Pattern, rl.Allow)
+			if k%64 == 0 {
+				rewritten = append(rewritten, 0)
+			}
+			if sz.add(rl.Pattern, rl.Allow) {
+				rewritten[k/64] |= 1 << (k % 64)
+			}
+			k++
+			line := lineOf(rl.Line)
+			byLine = byLine && line > last
+			last = line
 		}
 	}
-	m.agents, m.agentText, m.delays = compileAgents(groups, nagents, agentText)
-	m.rules = make([]rule, 0, sz.rules)
-	text := make([]byte, 0, sz.text)
-	entries := make([]entry, 0, sz.patterns)
-	var scratch []byte // the canonical form of a pattern that is not canonical
+	text := make([]byte, 0, sz.text+agentText)
+	sc.bits = rewritten
+	entries := resize(sc.entries, sz.patterns)[:0]
+	var lines []int32 // by id, when the ids are not the lines
+	if !byLine {
+		lines = make([]int32, 0, sz.rules)
+	}
+	scratch := sz.scratch[:0] // the canonical form of a pattern that is not canonical
+	idx := int32(0)
 	for _, g := range groups {
 		for _, rl := range g.Rules {
-			idx := int32(len(m.rules))
-			if rl.Pattern == "" {
-				// It matches nothing (RFC 9309 §2.2.2): it is never
-				// reported, and keeps no text.
-				m.rules = append(m.rules, newRule(0, rl.Line, rl.Allow, false))
-				continue
+			id := lineOf(rl.Line)
+			if !byLine {
+				lines = append(lines, id)
+				id = idx
 			}
-			canonical := urlpath.IsCanonicalPattern(rl.Pattern)
+			canonical := rewritten[idx/64]&(1<<(idx%64)) == 0
+			idx++
+			if rl.Pattern == "" {
+				continue // it matches nothing (RFC 9309 §2.2.2)
+			}
 			canon := rl.Pattern
 			if !canonical {
 				scratch = urlpath.AppendPattern(scratch[:0], rl.Pattern)
 				canon = unsafe.String(unsafe.SliceData(scratch), len(scratch))
 			}
-			m.rules = append(m.rules, newRule(uint32(len(text)), rl.Line, rl.Allow, !canonical))
-			text = appendLength(text, len(canon))
+			if canon == "" {
+				continue
+			}
+			at := uint32(len(text))
+			star := strings.IndexByte(canon, '*') >= 0
+			isNoted := noted(canon, rl.Allow, !canonical, star)
+			if isNoted {
+				text = appendLength(text, len(canon))
+			}
 			base := uint32(len(text))
 			text = append(text, canon...)
-			if !canonical || strings.IndexByte(canon, '*') >= 0 {
-				text = append(text, '*') // see rule and pieceText
+			if isNoted && (!canonical || star) {
+				text = append(text, '*') // see pieceText
 			}
 			if !canonical {
 				text = appendLength(text, len(rl.Pattern))
 				text = append(text, rl.Pattern...)
+				at |= rewrittenBit
 			}
 			// Appending to text later does not change these octets.
 			canon = unsafe.String(unsafe.SliceData(text[base:]), len(canon))
-			entries = appendEntries(entries, canon, base, idx, rl.Allow)
+			entries = appendEntries(entries, canon, base, id, rl.Allow, at, star)
 		}
 	}
-	m.set = newPatternSet(entries, sz.pieces, finish(text), true, m.prefixRank)
-	m.rules = keepReported(&m.set, m.rules)
-	m.usage = compileUsage(groups)
-	m.signal, m.signalRecord = compileSignal(r, groups)
+	var delays []time.Duration
+	m.agents, delays, text = compileAgents(groups, nagents, text)
+	sc.entries, sc.canon = entries, scratch
+	m.set = newPatternSet(entries, sz.pieces, finish(text), true, true, sc)
+	use := compileUsage(groups)
+	signal, record := compileSignal(r, groups)
+	if delays != nil || lines != nil || use != nil || record.Line != 0 {
+		m.more = &matcherMore{delays: delays, lines: lines, usage: use, signal: signal, signalRecord: record}
+	}
 	return m
+}
+
+// scratch is the memory compiling a file uses and throws away. It is kept
+// for the next compile when it is small, so that compiling the many small
+// files of a crawl allocates little beside what the Matchers keep.
+type scratch struct {
+	entries []entry
+	depths  []uint32
+	above   []uint64
+	keys    []uint8
+	bits    []uint64
+	canon   []byte
+}
+
+// maxScratch is the most bytes of scratch kept between compiles: enough
+// for a file of several hundred rules.
+const maxScratch = 16 << 10
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+func newScratch() *scratch { return scratchPool.Get().(*scratch) }
+
+// release returns sc to the pool when it is small.
+func (sc *scratch) release() {
+	n := cap(sc.entries)*int(unsafe.Sizeof(entry{})) + cap(sc.depths)*4 + cap(sc.above)*8 +
+		cap(sc.keys) + cap(sc.bits)*8 + cap(sc.canon)
+	if n <= maxScratch {
+		scratchPool.Put(sc)
+	}
+}
+
+// resize returns b with length n, in its own array when that is large
+// enough; the elements are not cleared.
+func resize[T any](b []T, n int) []T {
+	if cap(b) < n {
+		return make([]T, n)
+	}
+	return b[:n]
 }
 
 // textSize counts what Compile stores for a list of rules, to size its
 // arrays exactly.
 type textSize struct {
 	rules, patterns int
-	text            int    // octets of the canonical patterns, of the patterns as written that differ, and of a '*' between, or after a canonical pattern that holds one
-	lengths         bool   // the layout of Compile's rules: each after its length, the one as written after a '*'
-	pieces          int    // the pieces of the wildcard patterns (see wildRule)
-	scratch         []byte // the canonical form of the last pattern that is not canonical
+	// The octets of the canonical patterns, of the patterns as written
+	// that differ, and of what goes between (see Compile; without
+	// layout, only a '*' after a canonical pattern that holds one).
+	text    int
+	layout  bool   // Compile's layout of rules
+	pieces  int    // the pieces of the wildcard patterns (see wildRule)
+	scratch []byte // the canonical form of the last pattern that is not canonical
 }
 
-// add counts a rule with pattern p.
-func (z *textSize) add(p string, allow bool) {
+// add counts a rule with pattern p, and reports whether p is rewritten:
+// not canonical.
+func (z *textSize) add(p string, allow bool) (rewritten bool) {
 	z.rules++
 	if p == "" {
-		return
+		return false
 	}
 	canon, rewritten := p, !urlpath.IsCanonicalPattern(p)
 	if rewritten {
 		z.scratch = urlpath.AppendPattern(z.scratch[:0], p)
 		canon = unsafe.String(unsafe.SliceData(z.scratch), len(z.scratch))
-		z.text += len(p)
-		if z.lengths {
-			z.text += lengthSize(len(p))
-		}
 	}
 	if canon == "" {
-		return
+		return rewritten
 	}
+	star := strings.IndexByte(canon, '*') >= 0
 	z.text += len(canon)
-	if strings.IndexByte(canon, '*') >= 0 || z.lengths && rewritten {
-		z.text++ // see rule and pieceText
-	}
-	if z.lengths {
+	switch {
+	case !z.layout:
+		if star {
+			z.text++ // see pieceText
+		}
+		if rewritten {
+			z.text += len(p)
+		}
+	case noted(canon, allow, rewritten, star):
 		z.text += lengthSize(len(canon))
+		if star || rewritten {
+			z.text++
+		}
+		if rewritten {
+			z.text += lengthSize(len(p)) + len(p)
+		}
 	}
 	z.patterns++
-	z.pieces += countPieces(strings.TrimSuffix(canon, "$"))
-	if i := indexRule(canon); allow && i >= 0 {
+	if star {
+		z.pieces += countPieces(strings.TrimSuffix(canon, "$"))
+	}
+	if !allow {
+		return rewritten
+	}
+	if i := indexRule(canon); i >= 0 {
 		z.patterns++
 		z.pieces += countPieces(canon[:i+1])
 	}
+	return rewritten
 }
 
 // countPieces returns the number of pieces of a pattern of literal lit: the
@@ -283,38 +364,39 @@ func finish(text []byte) string {
 }
 
 // appendEntries appends to entries the compiled patterns of a rule whose
-// canonical pattern canon starts at base in the text, as appendPatterns
-// compiles them: none for an empty pattern, one, or two for an Allow under
-// Google's index.html rule.
-func appendEntries(entries []entry, canon string, base uint32, id int32, allow bool) []entry {
+// canonical pattern canon starts at base in the text, and the rule at at,
+// canon holding a '*' when star, as appendPatterns compiles them: none for an empty pattern, one, or two
+// for an Allow under Google's index.html rule.
+func appendEntries(entries []entry, canon string, base uint32, id int32, allow bool, at uint32, star bool) []entry {
 	if canon == "" {
 		return entries
 	}
 	lit, dollar := strings.CutSuffix(canon, "$")
-	entries = append(entries, newEntry(base, lit, dollar, id, allow))
-	if i := indexRule(canon); allow && i >= 0 {
+	entries = append(entries, newEntry(base, lit, dollar, id, allow, at, star))
+	if !allow {
+		return entries
+	}
+	if i := indexRule(canon); i >= 0 {
 		// As though "$" followed canon[:i+1] (see appendPatterns).
-		entries = append(entries, newEntry(base, canon[:i+1], true, id, allow))
+		entries = append(entries, newEntry(base, canon[:i+1], true, id, allow, at, star))
 	}
 	return entries
 }
 
 // agentLine is a user-agent line of the selected groups: its value is a
-// span of Matcher.agentText.
+// span of the set's text.
 type agentLine struct {
 	value span
 	line  int32
 }
 
-// compileAgents returns the user-agent lines of groups, n lines of size
-// octets of values; their values, all in one string; and their
-// Crawl-delays, nil when none has one (most files).
-func compileAgents(groups []*parser.Group, n, size int) ([]agentLine, string, []time.Duration) {
+// compileAgents returns the user-agent lines of groups, n lines, with
+// their values appended to text; their Crawl-delays, nil when none has one
+// (most files); and the text.
+func compileAgents(groups []*parser.Group, n int, text []byte) ([]agentLine, []time.Duration, []byte) {
 	if n == 0 {
-		return nil, "", nil
+		return nil, nil, text
 	}
-	var b strings.Builder
-	b.Grow(size)
 	agents := make([]agentLine, 0, n)
 	var delays []time.Duration
 	for _, g := range groups {
@@ -325,11 +407,11 @@ func compileAgents(groups []*parser.Group, n, size int) ([]agentLine, string, []
 			if delays != nil {
 				delays = append(delays, a.CrawlDelay)
 			}
-			agents = append(agents, agentLine{span{uint32(b.Len()), uint32(len(a.Value))}, int32(min(max(a.Line, 0), 1<<31-1))})
-			b.WriteString(a.Value)
+			agents = append(agents, agentLine{span{uint32(len(text)), uint32(len(a.Value))}, int32(min(max(a.Line, 0), 1<<31-1))})
+			text = append(text, a.Value...)
 		}
 	}
-	return agents, b.String(), delays
+	return agents, delays, text
 }
 
 // selectGroups returns the groups that name one of the agents, or, when none
@@ -361,11 +443,24 @@ func selectGroups(r *parser.Robots, agents []string) ([]*parser.Group, []string)
 	}
 	groups := make([]*parser.Group, 0, n)
 	for i := range r.Groups {
-		if g := &r.Groups[i]; groupFor(g, valid) == want {
+		g := &r.Groups[i]
+		// No group names the crawler when the global ones apply: a
+		// global line is enough to tell them.
+		if want == global && hasGlobal(g) || want == named && groupFor(g, valid) == named {
 			groups = append(groups, g)
 		}
 	}
 	return groups, valid
+}
+
+// hasGlobal reports whether a user-agent line of g is "*".
+func hasGlobal(g *parser.Group) bool {
+	for _, a := range g.Agents {
+		if a.IsGlobal() {
+			return true
+		}
+	}
+	return false
 }
 
 // How a group applies to a crawler.
@@ -401,14 +496,20 @@ func groupFor(g *parser.Group, valid []string) int {
 // above it: see parser.Agent).
 func crawlDelay(g *parser.Group, valid []string) time.Duration {
 	var d time.Duration
-	kind := groupFor(g, valid)
+	kind := other - 1 // not known yet
 	for _, a := range g.Agents {
+		if a.CrawlDelay <= d {
+			continue // it cannot raise d, whether it applies or not
+		}
+		if kind < other {
+			kind = groupFor(g, valid)
+		}
 		applies := kind == global && a.IsGlobal()
 		for _, v := range valid {
 			applies = applies || kind == named && a.Names(v)
 		}
 		if applies {
-			d = max(d, a.CrawlDelay)
+			d = a.CrawlDelay
 		}
 	}
 	return d

@@ -34,10 +34,59 @@ func TestRadixNodes(t *testing.T) {
 			keys[i] = letters(rng, "ab/", rng.IntN(6))
 		}
 		slices.Sort(keys)
-		got := radixNodes(len(keys), func(i int) string { return keys[i] })
+		got := radixNodes(len(keys), 0, func(i int) string { return keys[i] })
 		require.Equal(t, trieNodes(keys), got, "%q", keys)
+		// No edge is long enough to split.
+		require.Equal(t, got, radixNodes(len(keys), maxEdge, func(i int) string { return keys[i] }), "%q", keys)
 	}
-	assert.Equal(t, 1, radixNodes(0, nil))
+	assert.Equal(t, 1, radixNodes(0, 0, nil))
+}
+
+// An edge longer than maxEdge octets is split over a chain of nodes: the
+// count says how many, and the trie built has exactly that many.
+func TestRadixNodesSplitsLongEdges(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 300 {
+		keys := make([]string, 1+rng.IntN(8))
+		for i := range keys {
+			keys[i] = "/" + letters(rng, "ab", rng.IntN(4)) + strings.Repeat("x", rng.IntN(3*maxEdge)) + letters(rng, "ab", rng.IntN(3))
+		}
+		slices.Sort(keys)
+		keys = slices.Compact(keys)
+		// The long way: a node per distinct string or common prefix, and
+		// one more for every maxEdge octets of an edge beyond the first.
+		nodes := map[string]bool{"": true}
+		for i, a := range keys {
+			nodes[a] = true
+			for _, b := range keys[i+1:] {
+				nodes[a[:commonPrefix(a, b)]] = true
+			}
+		}
+		want := 1
+		for s := range nodes {
+			if s == "" {
+				continue
+			}
+			parent := 0
+			for p := range nodes {
+				if len(p) < len(s) && strings.HasPrefix(s, p) {
+					parent = max(parent, len(p))
+				}
+			}
+			want += 1 + (len(s)-parent-1)/maxEdge
+		}
+		require.Equal(t, want, radixNodes(len(keys), maxEdge, func(i int) string { return keys[i] }), "%q", keys)
+		var b strings.Builder
+		b.WriteString("User-agent: *\n")
+		for _, k := range keys {
+			b.WriteString("Disallow: " + k + "\n")
+		}
+		m := Compile(parser.Parse([]byte(b.String())), "bot")
+		require.Len(t, m.set.nodes, want+1, "the nodes and the sentinel")
+		for _, k := range keys {
+			require.Equal(t, k, m.Match(k+"?q").Rule.Pattern)
+		}
+	}
 }
 
 func letters(rng *rand.Rand, alphabet string, n int) string {
@@ -56,16 +105,24 @@ func TestArraysSizedExactly(t *testing.T) {
 	exact := func(t *testing.T, s *patternSet) {
 		t.Helper()
 		assert.Equal(t, len(s.nodes), cap(s.nodes), "nodes")
-		assert.Equal(t, len(s.nodes)-1+wordPad, len(s.edges), "an edge octet per node but the sentinel, and the padding")
-		assert.Equal(t, len(s.edges), cap(s.edges), "edges")
-		assert.Equal(t, len(s.exacts), cap(s.exacts), "exacts")
-		assert.Equal(t, len(s.wildAt), cap(s.wildAt), "wildAt")
-		assert.Equal(t, len(s.wild), cap(s.wild), "wild")
-		assert.Equal(t, len(s.pieces), cap(s.pieces), "pieces")
-		assert.Equal(t, len(s.litNodes), cap(s.litNodes), "litNodes")
-		assert.Equal(t, len(s.edge0), cap(s.edge0), "edge0")
-		assert.Equal(t, len(s.fan.children), cap(s.fan.children), "the children of the literal nodes that branch")
-		assert.Equal(t, (len(s.litNodes)+63)/64, len(s.fan.branching), "a bit per literal node")
+		assert.Equal(t, 2*(len(s.nodes)-1)+wordPad, len(s.octets), "an edge octet and a meta octet per node but the sentinel, and the padding")
+		assert.Equal(t, len(s.octets), cap(s.octets), "octets")
+		assert.Contains(t, []int{len(s.nodes) - 1, 2 * (len(s.nodes) - 1)}, len(s.ids), "an id per node")
+		assert.Equal(t, len(s.ids), cap(s.ids), "ids")
+		assert.Equal(t, len(s.notes), cap(s.notes), "notes")
+		w := s.wild
+		if w == nil {
+			return
+		}
+		assert.Equal(t, len(w.wildAt), cap(w.wildAt), "wildAt")
+		assert.Equal(t, len(w.wild), cap(w.wild), "wild")
+		assert.Contains(t, []int{0, len(w.wild)}, len(w.at), "where the rules of the wildcard patterns are")
+		assert.Equal(t, len(w.at), cap(w.at), "at")
+		assert.Equal(t, len(w.pieces), cap(w.pieces), "pieces")
+		assert.Equal(t, len(w.litNodes), cap(w.litNodes), "litNodes")
+		assert.Equal(t, len(w.edge0), cap(w.edge0), "edge0")
+		assert.Equal(t, len(w.fan.children), cap(w.fan.children), "the children of the literal nodes that branch")
+		assert.Equal(t, (len(w.litNodes)+63)/64, len(w.fan.branching), "a bit per literal node")
 	}
 	for range 300 {
 		var b strings.Builder
@@ -85,10 +142,9 @@ func TestArraysSizedExactly(t *testing.T) {
 		}
 		m := Compile(parser.Parse([]byte(b.String())), "a")
 		exact(t, &m.set)
-		assert.Equal(t, len(m.rules), cap(m.rules), "rules")
 		assert.Equal(t, len(m.agents), cap(m.agents), "agents")
-		if m.usage != nil {
-			exact(t, &m.usage.set)
+		if m.more != nil && m.more.usage != nil {
+			exact(t, &m.more.usage.set)
 		}
 		if t.Failed() {
 			t.Fatalf("on\n%s", b.String())
@@ -96,17 +152,22 @@ func TestArraysSizedExactly(t *testing.T) {
 	}
 }
 
-// A rule a match never reports is not kept: an empty pattern matches
-// nothing (RFC 9309 §2.2.2), and of rules of one pattern the first is
-// reported.
+// A rule a match never reports costs no more than its text: an empty
+// pattern matches nothing (RFC 9309 §2.2.2), and of rules of one pattern
+// the first is reported.
 func TestKeepsReportedRules(t *testing.T) {
+	rules := "Disallow:\nDisallow: /a\nAllow: /a\nDisallow: /b*c\nAllow: /d/index.html\n"
 	var b strings.Builder
 	b.WriteString("User-agent: *\n")
 	for range 100 {
-		b.WriteString("Disallow:\nDisallow: /a\nAllow: /a\nDisallow: /b*c\nAllow: /d/index.html\n")
+		b.WriteString(rules)
 	}
 	m := Compile(parser.Parse([]byte(b.String())))
-	assert.Len(t, m.rules, 3, "Allow: /a beats Disallow: /a (RFC 9309 §2.2.2)")
+	once := Compile(parser.Parse([]byte("User-agent: *\n" + rules)))
+	assert.Len(t, m.set.nodes, len(once.set.nodes), "a node per string")
+	assert.Len(t, m.set.notes, len(once.set.notes), "Allow: /a beats Disallow: /a (RFC 9309 §2.2.2)")
+	require.NotNil(t, m.set.wild)
+	assert.Len(t, m.set.wild.wild, 1, "the first Disallow: /b*c")
 	for path, want := range map[string]parser.Rule{
 		"/a":            {Allow: true, Pattern: "/a", Line: 4},
 		"/bxc":          {Pattern: "/b*c", Line: 5},
@@ -144,5 +205,52 @@ func TestRulesReportWhatWasWritten(t *testing.T) {
 		"/over/and/out": {Pattern: "/over", Line: maxLine},
 	} {
 		assert.Equal(t, want, m.Match(path).Rule, path)
+	}
+}
+
+// sortEntries orders entries by their heads as a sort of the strings does,
+// for heads that share long prefixes, end inside one another or repeat, in
+// sets small and large enough to recurse.
+func TestSortEntries(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{0, 1, 2, 11, 13, 40, 300, 3000} {
+		for range 20 {
+			var text strings.Builder
+			entries := make([]entry, n)
+			prefix := strings.Repeat("/p", rng.IntN(40))
+			for i := range entries {
+				head := prefix[:rng.IntN(len(prefix)+1)] + letters(rng, "ab/", rng.IntN(5))
+				base := uint32(text.Len())
+				text.WriteString(head + "*x")
+				entries[i] = entry{base: base, head: uint32(len(head)), n: uint32(len(head) + 2), id: int32(i)}
+			}
+			s := text.String()
+			sortEntries(entries, s, nil)
+			require.True(t, slices.IsSortedFunc(entries, func(a, b entry) int {
+				return strings.Compare(s[a.base:a.base+a.head], s[b.base:b.base+b.head])
+			}), "n=%d", n)
+			ids := make([]int32, n)
+			for i, e := range entries {
+				ids[i] = e.id
+			}
+			slices.Sort(ids)
+			for i, id := range ids {
+				require.Equal(t, int32(i), id, "every entry once")
+			}
+		}
+	}
+	// Heads nested in one another, each one longer, in reverse: each pass
+	// settles one of them.
+	var text strings.Builder
+	entries := make([]entry, 1000)
+	for i := range entries {
+		head := "/" + strings.Repeat("a", len(entries)-i)
+		entries[i] = entry{base: uint32(text.Len()), head: uint32(len(head))}
+		text.WriteString(head)
+	}
+	s := text.String()
+	sortEntries(entries, s, nil)
+	for i, e := range entries {
+		require.Equal(t, uint32(i+2), e.head)
 	}
 }

@@ -6,7 +6,11 @@ import "github.com/crawlkit/robots/internal/urlpath"
 // index, for tests that compare it with the direct search.
 func (m *Matcher) MatchIndexed(path string) Result {
 	c := *m // shares m's arrays, which are immutable
-	c.set.direct = 0
+	if c.set.wild != nil {
+		w := *c.set.wild
+		w.direct = 0
+		c.set.wild = &w
+	}
 	return c.Match(path)
 }
 

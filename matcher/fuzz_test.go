@@ -28,6 +28,7 @@ func FuzzMatch(f *testing.F) {
 		{"/d/index.html\n/", "/d/"},                  // Google's index.html rule
 		{"\n*", "/robots.txt"},                       // empty pattern, robots.txt
 		{"/a**\n/a*$", "/a"},                         // star runs and trailing stars
+		{"*0", "0"},                                  // a path without '/' is a URL: its path is "/"
 	} {
 		f.Add(seed[0], seed[1])
 	}

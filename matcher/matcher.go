@@ -47,19 +47,22 @@ import (
 // Matcher answers whether paths are allowed for one crawler. It is
 // immutable and safe for concurrent use.
 type Matcher struct {
-	set patternSet // the rules' patterns; a match reports the rule's index
-	// The rules of the selected groups that a match can report, in file
-	// order: a rule whose pattern is empty, or that another of the same
-	// pattern always beats, has none.
-	rules []rule
-
-	agents     []agentLine     // the user-agent lines of the selected groups
-	agentText  string          // their values
-	delays     []time.Duration // their Crawl-delays, by index of agents; nil when none has one
-	groups     int             // number of selected groups
+	// The patterns of the rules of the selected groups; a match reports
+	// the rule's id (see compile.go). Its text holds the user-agent
+	// values too.
+	set patternSet
+	// The user-agent lines of the selected groups: none when no group
+	// applies, as each group has one at least.
+	agents     []agentLine
 	crawlDelay time.Duration
+	more       *matcherMore // what few files have; nil for the others
+}
 
-	usage        *usageRules // the Content-Usage rules of the selected groups; nil for none
+// matcherMore is what a Matcher holds that most files do not need.
+type matcherMore struct {
+	delays       []time.Duration // the Crawl-delays of the agents, by index; nil when none has one
+	lines        []int32         // the rules' lines by id, when the ids are not the lines; nil when they are
+	usage        *usageRules     // the Content-Usage rules of the selected groups; nil for none
 	signal       usage.Signal
 	signalRecord parser.ContentSignal
 }
@@ -116,24 +119,42 @@ type Result struct {
 // Raw non-ASCII octets and percent-escapes are normalized as patterns are,
 // so "/ツ" and "/%E3%83%84" are the same path.
 func (m *Matcher) Allowed(path string) bool {
-	win, _ := m.decide(path)
-	return win < 0 || m.rules[win].allow()
+	h, _ := m.decide(path)
+	return h.kind == noHit || h.allow
 }
 
 // Match is Allowed, explained: it also returns the rule that decided.
 func (m *Matcher) Match(path string) Result {
-	win, why := m.decide(path)
-	if win < 0 {
+	h, why := m.decide(path)
+	if h.kind == noHit {
 		return Result{Allowed: true, Reason: why}
 	}
-	r := m.rules[win]
-	return Result{Allowed: r.allow(), Reason: RuleMatched,
-		Rule: parser.Rule{Allow: r.allow(), Pattern: r.written(m.set.text), Line: r.line()}}
+	allow := h.allow
+	return Result{Allowed: allow, Reason: RuleMatched,
+		Rule: parser.Rule{Allow: allow, Pattern: m.written(h), Line: m.line(h)}}
 }
 
-// decide returns the index in m.rules of the rule that decides path, or -1
-// and the reason no rule does.
-func (m *Matcher) decide(path string) (int32, Reason) {
+// written returns the pattern of the rule of h as written.
+func (m *Matcher) written(h hit) string {
+	at, isNoted, start, end := m.set.ruleAt(h)
+	if !isNoted {
+		return m.set.text[start:end]
+	}
+	return writtenAt(m.set.text, at)
+}
+
+// line returns the line of the rule of h.
+func (m *Matcher) line(h hit) int {
+	id := m.set.idOf(h)
+	if m.more != nil && m.more.lines != nil {
+		return int(m.more.lines[id])
+	}
+	return int(id)
+}
+
+// decide returns the match that decides path, or none and the reason no
+// rule does.
+func (m *Matcher) decide(path string) (hit, Reason) {
 	path = pathOf(path)
 	if !urlpath.IsCanonicalPath(path) {
 		// Canonicalize into a buffer on the stack: the string made from it
@@ -143,15 +164,15 @@ func (m *Matcher) decide(path string) (int32, Reason) {
 		path = unsafe.String(unsafe.SliceData(b), len(b))
 	}
 	if path == "/robots.txt" {
-		return -1, RobotsTxt
+		return hit{}, RobotsTxt
 	}
-	if m.groups == 0 {
-		return -1, NoGroup
+	if len(m.agents) == 0 {
+		return hit{}, NoGroup
 	}
-	if win := m.set.best(path); win >= 0 {
-		return win, RuleMatched
+	if h := m.set.best(path); h.kind != noHit {
+		return h, RuleMatched
 	}
-	return -1, NoRuleMatched
+	return hit{}, NoRuleMatched
 }
 
 // pathOf returns the path and query of s, a path as sent on the wire
@@ -163,10 +184,6 @@ func pathOf(s string) string {
 	}
 	return urlpath.FromURL(s)
 }
-
-// prefixRank is the rank of the plain-prefix pattern of rule id, whose
-// pattern is in text.
-func (m *Matcher) prefixRank(text string, id int32) rank32 { return m.rules[id].rank(text) }
 
 // MatchOnce answers one question about r without compiling it: the result
 // is Compile(r, agents...).Match(path), at a cost linear in the number of the
@@ -216,9 +233,9 @@ func (m *Matcher) Agents() []parser.Agent {
 	}
 	agents := make([]parser.Agent, len(m.agents))
 	for i, a := range m.agents {
-		agents[i] = parser.Agent{Value: a.value.in(m.agentText), Line: int(a.line)}
-		if m.delays != nil {
-			agents[i].CrawlDelay = m.delays[i]
+		agents[i] = parser.Agent{Value: a.value.in(m.set.text), Line: int(a.line)}
+		if m.more != nil && m.more.delays != nil {
+			agents[i].CrawlDelay = m.more.delays[i]
 		}
 	}
 	return agents
@@ -229,11 +246,15 @@ func (m *Matcher) Agents() []parser.Agent {
 // Matchers bounds its memory with it.
 func (m *Matcher) Size() int64 {
 	n := int64(unsafe.Sizeof(*m)) + m.set.size()
-	n += int64(cap(m.rules)) * int64(unsafe.Sizeof(rule{}))
-	n += int64(cap(m.agents))*int64(unsafe.Sizeof(agentLine{})) + int64(len(m.agentText))
-	n += int64(cap(m.delays)) * int64(unsafe.Sizeof(time.Duration(0)))
-	n += int64(len(m.signalRecord.Value))
-	return n + m.usage.size()
+	n += int64(cap(m.agents)) * int64(unsafe.Sizeof(agentLine{}))
+	if mm := m.more; mm != nil {
+		n += int64(unsafe.Sizeof(*mm))
+		n += int64(cap(mm.delays)) * int64(unsafe.Sizeof(time.Duration(0)))
+		n += int64(cap(mm.lines)) * 4
+		n += int64(len(mm.signalRecord.Value))
+		n += mm.usage.size()
+	}
+	return n
 }
 
 // CrawlDelay returns the largest crawl-delay among the groups that apply to

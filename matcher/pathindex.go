@@ -17,7 +17,7 @@ import (
 // The occurrences of a string are the set of positions of the path where it
 // ends: a bitmap when there are more than n/64 of them (n octets of path), a
 // sorted list otherwise. The pieces are the nodes of a radix trie of
-// literals (patternSet.litNodes). Sets are made where the trie branches:
+// literals (wildSet.litNodes). Sets are made where the trie branches:
 // the children of a node get the sets of the node's string followed by the
 // first octet of their edges, all at once in a pass over the node's
 // positions (split), or one by one in a pass over its bitmap if that costs
@@ -83,7 +83,7 @@ type occSet struct {
 // pathIndex is the path index of one check; it is not safe for concurrent
 // use.
 type pathIndex struct {
-	set  *patternSet
+	set  *wildSet
 	path string // a copy of the path, in buf: the index outlives no check
 	buf  []byte
 	n    int
@@ -206,7 +206,7 @@ var indexPool = sync.Pool{New: func() any { return new(pathIndex) }}
 
 // newPathIndex returns an index of the canonical path for the literals of s,
 // from the pool; release returns it.
-func newPathIndex(s *patternSet, path string) *pathIndex {
+func newPathIndex(s *wildSet, path string) *pathIndex {
 	ix := indexPool.Get().(*pathIndex)
 	ix.buf = append(ix.buf[:0], path...)
 	ix.set, ix.path, ix.n = s, unsafe.String(unsafe.SliceData(ix.buf), len(ix.buf)), len(path)

@@ -12,17 +12,22 @@ import (
 // patternSet is a compiled set of robots.txt path patterns (RFC 9309 §2.2.2:
 // '*' matches any run of octets, a final '$' anchors at the end), each with a
 // rank and an id. For a path it finds the matching pattern of highest rank,
-// the lowest id among equal ranks, and reports its id: the longest match of
-// Allow and Disallow rules, and of any other rule kind matched the same way.
+// the lowest id among equal ranks: the longest match of Allow and Disallow
+// rules, and of any other rule kind matched the same way.
 //
 // It is built once from a list of entries (newPatternSet) and is immutable
 // and safe for concurrent use. A check costs time linear in the length of
 // the path for patterns without a wildcard, whatever their number (a radix
 // trie over their literal heads). Wildcard patterns that could beat the best
-// plain match are tried best rank first: searched directly, a scan of the
-// path per piece, until that has scanned a budget of octets (direct),
-// then through an index of the path shared by all of them, a look-up per
-// piece (see pathindex.go).
+// plain match are searched after the walk (see wildSet).
+//
+// A cache holds thousands of sets, so a set is compact: a node of the trie
+// takes 12 bytes with its edge's first octet, its tail's length and its
+// plain pattern's id, and nothing else is kept per pattern. A node's tail
+// is a span of the text, where the patterns are; a plain pattern is the
+// string of its node, so a match reports it from there. What few nodes hold
+// beside a plain pattern (an exact pattern, a plain one whose string is not
+// the node's, wildcard patterns) is kept aside.
 type patternSet struct {
 	text string // the arena every span refers to (see compile.go)
 	// The trie over the patterns' literal heads, in breadth-first order;
@@ -31,734 +36,613 @@ type patternSet struct {
 	nodes []node
 	// The first octet of each node's edge, then wordPad octets of
 	// padding, so that the edges of a node's children can be read a word
-	// at a time.
-	edges  []uint8
-	exacts []exactAt  // the nodes that hold an exact pattern, in node order
-	wildAt []wildAt   // the nodes that hold wildcard patterns, in node order
-	wild   []wildRule // wildcard patterns, grouped by node, best first
-	// rank returns the rank of plain-prefix pattern id, whose pattern
-	// is in text: a node keeps only the id, and the list the ids index
-	// (the Matcher's rules) knows it.
-	rank func(text string, id int32) rank32
-
-	// The pieces between the stars of the wildcard patterns: wild[i]
-	// holds the pieces piecesOf(i), from its own to the next one's, each
-	// the node of its literal in litNodes, a radix trie over the
-	// distinct literals in breadth-first order. The path index finds
-	// where each literal occurs from the occurrences of the strings above
-	// it, so that literals sharing a prefix share the work.
-	pieces   []uint32
-	litNodes []litNode
-	edge0    []uint8 // the first octet of each literal node's edge
-	fan      fanout  // where the children of the nodes that branch are
-
-	// direct is how many octets of path the direct search may scan in one
-	// check: directBudget, or 0 to send every wildcard pattern through the
-	// path index (tests).
-	direct int
+	// at a time; then each node's meta octet (see metaOf).
+	octets []uint8
+	// ids[i] is the id of the plain pattern of node i, when the node has
+	// one (metaPlain); as pairs of 16 bits (low first) when an id needs
+	// more than 16 (wideIDs).
+	ids   []uint16
+	notes []note   // the notes of the nodes that have any, by node and kind
+	wild  *wildSet // the wildcard patterns; nil when there are none
 }
 
 // node is one node of the radix trie over the literal heads of the
 // patterns: the path from the root to a node spells the head of every
-// pattern stored in it. A file holds about as many nodes as rules: a node
-// is 16 bytes, and what few nodes hold beside a plain pattern is kept
-// aside (exacts, wildAt).
+// pattern stored in it.
 type node struct {
-	// The edge into this node spells one octet, edges[i] for node i, then
-	// the tail text[off : off+n&tailMask]. The high bits of n say whether
-	// the node is in exacts and in wildAt.
-	off, n uint32
-	// The children of node i are nodes[nodes[i].child : nodes[i+1].child]:
-	// breadth first, the children of one node follow those of the node
-	// before it.
-	child int32
-	// The best plain-prefix pattern whose literal is this node's path or
-	// a prefix of it; -1 when none. A walk down the trie needs only the
-	// last node it reaches.
-	prefix int32
+	// The edge into this node spells one octet, octets[i] for node i,
+	// then the tail text[off : off+tailOf(i)].
+	off uint32
+	// The children of node i are nodes[child>>nodeFlags] up to the next
+	// node's: breadth first, the children of one node follow those of
+	// the node before it. The low bits are flags: withExact, withWild,
+	// withNote.
+	child uint32
 }
 
 const (
-	withExact = 1 << 31 // the node is in exacts
-	withWild  = 1 << 30 // the node is in wildAt
-	tailMask  = withWild - 1
+	withExact = 1 << iota // the node has an exact pattern, noted
+	withWild              // the node is in wildAt
+	withNote              // the node's plain pattern is noted: its string is not the node's
+	nodeFlags = iota
+
+	// A node's meta octet: the length of its tail, and its plain
+	// pattern's.
+	tailMask  = 1<<6 - 1
+	metaPlain = 1 << 6 // the node has the best plain pattern of its string and those above it
+	metaAllow = 1 << 7 // that pattern is an Allow
+
 	// maxTail is the longest tail a node holds; a longer common prefix
-	// is split over a chain of nodes (only a pattern of over a GiB,
-	// which no parsed file holds, has one).
+	// is split over a chain of nodes, so that an edge spans at most
+	// maxEdge octets.
 	maxTail = tailMask
+	maxEdge = 1 + maxTail
 	// wordPad is the padding after the edges.
 	wordPad = 7
+	// maxNodes is the number of nodes a child index can name: a Robots
+	// holding that many rules (over 200 million) is tens of GiB, and a
+	// fetched file (at most 32 MiB) holds 10 million at most.
+	maxNodes = 1<<(32-nodeFlags) - 1
 )
 
-func (nd *node) tail(text string) string { return text[nd.off : nd.off+nd.n&tailMask] }
+// wideIDs reports whether s keeps its ids in 32 bits.
+func (s *patternSet) wideIDs() bool { return len(s.ids) > (len(s.octets)-wordPad)/2 }
 
-// exactAt is the best exact ("$"-anchored, star-free) pattern of a node.
-type exactAt struct {
-	node, id int32
-	rank     rank32
-}
-
-// wildAt is a node's wildcard patterns, wild[lo:hi], best rank first, and
-// the length of their head, the node's string.
-type wildAt struct {
-	node, lo, hi int32
-	head         uint32
-}
-
-// wildRule is a pattern with a '*' that is not trailing: head * piece1 * …
-// * pieceN, optionally anchored at the end. Its head, the string of the
-// trie node that holds it, is matched by the trie and kept by the node
-// (wildAt). A file holds one for every 17 octets of it ("disallow:/*1a2b*a"),
-// so it is kept to 16 bytes: its pieces end where those of the next one
-// begin, and what it needs of a path is summed up in four features.
-type wildRule struct {
-	rank uint64 // full(pattern rank, id)
-	// Its first piece in patternSet.pieces, and anchoredBit when the last
-	// one must end the path. While the set is built, the index of its
-	// entry instead.
-	pieces uint32
-	needs  features // what a path it matches holds
-}
-
-const anchoredBit = 1 << 31
-
-// id is the id of the pattern, kept in the low bits of its rank.
-func (w *wildRule) id() int32 { return int32(^uint32(w.rank)) }
-
-// anchored reports whether the last piece must end the path.
-func (w *wildRule) anchored() bool { return w.pieces&anchoredBit != 0 }
-
-// piecesOf returns the pieces of wild[i], as nodes of the trie of the
-// literals.
-func (s *patternSet) piecesOf(i int32) []uint32 {
-	lo, hi := s.pieceRange(i)
-	return s.pieces[lo:hi]
-}
-
-// pieceRange returns where the pieces of wild[i] are: pieces[lo:hi], up to
-// those of the next one.
-func (s *patternSet) pieceRange(i int32) (lo, hi int) {
-	hi = len(s.pieces)
-	if int(i)+1 < len(s.wild) {
-		hi = int(s.wild[i+1].pieces &^ anchoredBit)
+// id returns the id of the plain pattern of node n.
+func (s *patternSet) id(n int32) int32 {
+	if s.wideIDs() {
+		return int32(uint32(s.ids[2*n]) | uint32(s.ids[2*n+1])<<16)
 	}
-	return int(s.wild[i].pieces &^ anchoredBit), hi
+	return int32(s.ids[n])
 }
 
-// litNode is a node of the radix trie over the distinct literals, in
-// breadth-first order: the children of a node follow those of the node
-// before it. Its string is text[off : off+depth], a literal or a prefix
-// that literals share; the edge from its parent is the part beyond the
-// parent's depth. A file can hold one for every four octets of it
-// ("*abc*abd…"), so it is 12 bytes: it keeps its parent, which checks
-// climb to, but not its children, which a check looks for only below a
-// node that branches (fanout).
-type litNode struct {
-	parent int32
-	off    uint32
-	depth  uint32
+// metaOf returns the meta octets, by node.
+func (s *patternSet) metaOf() []uint8 { return s.octets[(len(s.octets)+wordPad)/2:] }
+
+// note is what a node holds beside a plain pattern that is its string:
+// its exact pattern, or its plain pattern when that is not its string
+// ("/a*" is at the node of "/a"). Kind is noteKind of the two.
+type note struct {
+	key  uint32 // node<<1 | 1 for an exact pattern
+	id   int32
+	rank rank32
+	at   uint32 // where the rule starts in the text, as entry.at
 }
 
-// parentOf returns the parent of literal node w, not the root.
-func (s *patternSet) parentOf(w int32) int32 { return s.litNodes[w].parent }
+const exactNote = 1
 
-// fanout says which literal nodes have more than one child, and where
-// their children are: a bit per node, and two indexes per node that
-// branches, a few of them in most tries.
-type fanout struct {
-	branching []uint64 // bit u%64 of word u/64 is set when node u branches
-	before    []uint32 // the nodes that branch before each word
-	children  []uint32 // for the k-th node that branches, its children litNodes[children[2k]:children[2k+1]]
-}
-
-// newFanout returns the fanout of n nodes whose children are
-// litNodes[first[q]:first[q+1]].
-func newFanout(first []int32, n int) fanout {
-	words := (n + 63) / 64
-	f := fanout{branching: make([]uint64, words), before: make([]uint32, words)}
-	k := 0
-	for q := range n {
-		if first[q+1]-first[q] > 1 {
-			f.branching[q/64] |= 1 << (q % 64)
-			k++
+// findNote returns the index in notes of the note of node n of kind k,
+// which is there.
+func (s *patternSet) findNote(n int32, k uint32) int {
+	key := uint32(n)<<1 | k
+	lo, hi := 0, len(s.notes)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if s.notes[m].key < key {
+			lo = m + 1
+		} else {
+			hi = m
 		}
 	}
-	f.children = make([]uint32, 0, 2*k)
-	k = 0
-	for w := range f.branching {
-		f.before[w] = uint32(k)
-		for b := f.branching[w]; b != 0; b &= b - 1 {
-			q := w*64 + bits.TrailingZeros64(b)
-			f.children = append(f.children, uint32(first[q]), uint32(first[q+1]))
-			k++
-		}
+	return lo
+}
+
+// hit is the best match of a check: none, the plain pattern of node at
+// (whose string is depth octets), the exact pattern of notes[at], or the
+// wildcard pattern wild.wild[at].
+type hit struct {
+	kind  uint8
+	allow bool // the pattern is an Allow's
+	at    int32
+	depth int32
+}
+
+// Kinds of hit.
+const (
+	noHit = iota
+	plainHit
+	exactHit
+	wildHit
+)
+
+// idOf returns the id of the pattern of h, which is not noHit.
+func (s *patternSet) idOf(h hit) int32 {
+	switch h.kind {
+	case plainHit:
+		return s.id(h.at)
+	case exactHit:
+		return s.notes[h.at].id
+	default:
+		return s.wild.wild[h.at].id()
 	}
-	return f
 }
 
-// branches reports whether literal node u has more than one child.
-func (f *fanout) branches(u int32) bool { return f.branching[u/64]&(1<<(u%64)) != 0 }
-
-// childrenOf returns the children of literal node u, which branches:
-// litNodes[lo:hi].
-func (f *fanout) childrenOf(u int32) (lo, hi int32) {
-	w := u / 64
-	k := f.before[w] + uint32(bits.OnesCount64(f.branching[w]&(1<<(u%64)-1)))
-	return int32(f.children[2*k]), int32(f.children[2*k+1])
+// ruleAt returns where the rule of h, which is not noHit, starts in the
+// text (as entry.at), and false when it is a plain pattern that is its
+// node's string, text[start:end].
+func (s *patternSet) ruleAt(h hit) (at uint32, noted bool, start, end uint32) {
+	switch h.kind {
+	case plainHit:
+		if s.nodes[h.at].child&withNote != 0 {
+			return s.notes[s.findNote(h.at, 0)].at, true, 0, 0
+		}
+		end = s.nodes[h.at].off + uint32(s.metaOf()[h.at]&tailMask)
+		return 0, false, end - uint32(h.depth), end
+	case exactHit:
+		return s.notes[h.at].at, true, 0, 0
+	default:
+		return s.wild.at[h.at], true, 0, 0
+	}
 }
 
-// degree returns the number of children of literal node u, which
-// branches.
-func (f *fanout) degree(u int32) int32 {
-	lo, hi := f.childrenOf(u)
-	return hi - lo
-}
-
-func (f *fanout) size() int64 {
-	return int64(cap(f.branching))*8 + int64(cap(f.before))*4 + int64(cap(f.children))*4
-}
-
-// lit returns the string of literal node v.
-func (s *patternSet) lit(v uint32) string {
-	nd := &s.litNodes[v]
-	return s.text[nd.off : nd.off+nd.depth]
+// plainRank returns the full rank of the plain pattern of node n, whose
+// string is depth octets: its octets, including trailing stars, and its
+// kind; ties go to the lower id.
+func (s *patternSet) plainRank(n int32, depth int) uint64 {
+	if s.nodes[n].child&withNote != 0 {
+		nt := &s.notes[s.findNote(n, 0)]
+		return full(nt.rank, nt.id)
+	}
+	return full(rankOf(depth, s.metaOf()[n]&metaAllow != 0), s.id(n))
 }
 
 // entry is a compiled pattern placed in the text, as newPatternSet takes
-// it: its literal is text[base : base+n], with a '*' at head unless head is
-// n; a match reports id. A file holds as many as rules: it is kept small
-// (16 bytes), and what the literal says of the pattern (its kind, its
-// pieces) is read from it again when the trie is built.
+// it: its literal is text[base : base+litLen()], with a '*' at head unless
+// head is its length; a match reports id. A file holds as many as rules,
+// and the set is built from them in a few passes: what the literal says of
+// the pattern (its kind, its pieces) is read from it again when needed.
 type entry struct {
-	base, head, n uint32
-	// id<<2 | dollar<<1 | allow. An id is a rule's index: a Robots of
-	// 1<<30 rules would hold 32 GiB of them, and no parsed file (of at
-	// most 32 MiB) comes near.
-	bits uint32
+	base, head uint32
+	// The literal's length, the flags entryAllow, entryDollar,
+	// entryAnchored, and its kind. A literal is a pattern of a Robots:
+	// one of 128 MiB is not held.
+	n  uint32
+	id int32
+	// Where the pattern's rule starts in the text, for a match to report
+	// it (see compile.go), with rewrittenBit; 0 for a set whose ids
+	// index a list that knows its rules.
+	at uint32
 }
 
 const (
-	entryAllow  = 1
-	entryDollar = 2 // the pattern ends with '$': it counts in the rank, and anchors
+	entryAllow    = 1 << 31
+	entryDollar   = 1 << 30 // the pattern ends with '$': it counts in the rank, and anchors
+	entryAnchored = 1 << 29 // a wildcard pattern whose last piece ends the path
+	entryKind     = 3 << 27 // its kind
+	entryFlags    = entryAllow | entryDollar | entryAnchored | entryKind
 )
 
 // newEntry places a pattern of literal lit, at base in the text, followed
-// by '$' when dollar, for id.
-func newEntry(base uint32, lit string, dollar bool, id int32, allow bool) entry {
-	head := strings.IndexByte(lit, '*')
-	if head < 0 {
-		head = len(lit)
+// by '$' when dollar, for id; its rule starts at at. Without star, lit
+// holds no '*'.
+func newEntry(base uint32, lit string, dollar bool, id int32, allow bool, at uint32, star bool) entry {
+	head := len(lit)
+	if star {
+		if i := strings.IndexByte(lit, '*'); i >= 0 {
+			head = i
+		}
 	}
-	e := entry{base: base, head: uint32(head), n: uint32(len(lit)), bits: uint32(id) << 2}
+	e := entry{base: base, head: uint32(head), n: uint32(len(lit)), id: id, at: at}
 	if allow {
-		e.bits |= entryAllow
+		e.n |= entryAllow
 	}
 	if dollar {
-		e.bits |= entryDollar
+		e.n |= entryDollar
+	}
+	// The kind, as newPattern finds it.
+	switch {
+	case head == len(lit) && dollar:
+		e.n |= uint32(exact) << 27
+	case head == len(lit) || strings.Trim(lit[head:], "*") == "":
+		// prefix: trailing stars absorb the rest of the path
+	default:
+		e.n |= uint32(wild) << 27
+		if dollar && !strings.HasSuffix(lit, "*") {
+			e.n |= entryAnchored
+		}
 	}
 	return e
 }
 
-func (e *entry) id() int32 { return int32(e.bits >> 2) }
+func (e *entry) litLen() uint32 { return e.n &^ entryFlags }
+func (e *entry) allow() bool    { return e.n&entryAllow != 0 }
 
 // rank is the pattern's rank: the octets of its literal and its '$'.
 func (e *entry) rank() rank32 {
-	return rankOf(int(e.n)+int(e.bits&entryDollar>>1), e.bits&entryAllow != 0)
+	return rankOf(int(e.litLen())+int(e.n&entryDollar>>30), e.allow())
 }
 
 // lit returns the entry's literal.
-func (e *entry) lit(text string) string { return text[e.base : e.base+e.n] }
+func (e *entry) lit(text string) string { return text[e.base : e.base+e.litLen()] }
 
-// kind returns the kind of the pattern of literal lit, as newPattern
-// finds it, and whether a wildcard pattern is anchored.
-func (e *entry) kind(lit string) (k kind, anchored bool) {
-	dollar := e.bits&entryDollar != 0
-	switch {
-	case int(e.head) == len(lit) && dollar:
-		return exact, false
-	case int(e.head) == len(lit) || strings.Trim(lit[e.head:], "*") == "":
-		return prefix, false // trailing stars absorb the rest of the path
-	}
-	return wild, dollar && !strings.HasSuffix(lit, "*")
+// kind returns the kind of the pattern, and whether a wildcard pattern is
+// anchored.
+func (e *entry) kind() (k kind, anchored bool) {
+	return kind(e.n & entryKind >> 27), e.n&entryAnchored != 0
 }
 
-// job is a node of a radix trie to fill in: the sorted strings [lo, hi) of
-// the build all start with its string, of length depth.
-type job struct{ lo, hi, depth uint32 }
+// noted reports whether a plain pattern of e needs a note: its string is
+// longer than its head (trailing stars), or it is reported as written
+// otherwise (rewrittenBit).
+func (e *entry) noted() bool { return e.head != e.litLen() || e.at&rewrittenBit != 0 }
 
-// newPatternSet compiles the entries, whose spans refer to text, of at
+// newPatternSet compiles the entries, whose spans refer to text, of
 // npieces pieces in all (countPieces); the set keeps the text. It sorts
-// entries.
-// rank(id) is the rank of the plain-prefix entry of id. With dropEqual, of
-// equal wildcard patterns only the best is kept: the others are never
-// reported. Every array the set keeps is allocated at its final size.
-func newPatternSet(entries []entry, npieces int, text string, dropEqual bool, rank func(string, int32) rank32) patternSet {
-	s := patternSet{text: text, direct: directBudget, rank: rank}
-	head := func(e *entry) string { return text[e.base : e.base+e.head] }
-	slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(head(&a), head(&b)) })
-	nodes := radixNodes(len(entries), func(i int) string { return head(&entries[i]) })
-	// Count what the nodes hold beside a plain pattern: entries of one
-	// head are adjacent.
-	nwild, wildNodes, exactNodes, copies := 0, 0, 0, 0
-	lastWild, lastExact := -1, -1
-	for i := range entries {
-		switch k, _ := entries[i].kind(entries[i].lit(text)); k {
-		case wild:
-			nwild++
-			copies += entries[i].copySize(text)
-			if lastWild < 0 || head(&entries[lastWild]) != head(&entries[i]) {
-				wildNodes++
-			}
-			lastWild = i
-		case exact:
-			if lastExact < 0 || head(&entries[lastExact]) != head(&entries[i]) {
-				exactNodes++
-			}
-			lastExact = i
-		}
+// entries. With reports, the set keeps where the rules of its wildcard
+// patterns start (entry.at), and with dropEqual, of equal wildcard
+// patterns only the best: the others are never reported. Every array the
+// set keeps is allocated at its final size; what it throws away is taken
+// from sc when not nil.
+func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual bool, sc *scratch) patternSet {
+	if sc == nil {
+		sc = new(scratch)
 	}
-	s.wild = make([]wildRule, 0, nwild)
-	// Until the trie of the literals is built, a piece is where it
-	// starts in the text or, past its end, in copies (see pieceText).
-	s.pieces = make([]uint32, 0, npieces)
-	pt := pieceText{text: text, copies: make([]byte, 0, copies)}
-	s.wildAt = make([]wildAt, 0, wildNodes)
-	s.exacts = make([]exactAt, 0, exactNodes)
-	s.nodes = make([]node, 1, nodes+1) // and the sentinel
-	s.edges = make([]uint8, 1, nodes+wordPad)
+	s := patternSet{text: text}
+	head := func(e *entry) string { return text[e.base : e.base+e.head] }
+	sc.keys = sortEntries(entries, text, sc.keys)
+	// Count the nodes, and what they hold beside a plain pattern that is
+	// their string: entries of one head are adjacent.
+	nc := nodeCounter{maxEdge: maxEdge}
+	nwild, wildNodes, notes, copies := 0, 0, 0, 0
+	maxID := int32(0)
+	prev := ""
+	for lo := 0; lo < len(entries); {
+		h := head(&entries[lo])
+		nc.next(h, commonPrefix(prev, h))
+		prev = h
+		hi := lo
+		exacts, wilds := false, false
+		var plain *entry
+		for ; hi < len(entries) && head(&entries[hi]) == h; hi++ {
+			e := &entries[hi]
+			maxID = max(maxID, e.id)
+			switch k, _ := e.kind(); k {
+			case wild:
+				nwild++
+				copies += e.copySize(text)
+				wilds = true
+			case exact:
+				exacts = true
+			default:
+				if plain == nil || full(e.rank(), e.id) > full(plain.rank(), plain.id) {
+					plain = e
+				}
+			}
+		}
+		if exacts {
+			notes++
+		}
+		if wilds {
+			wildNodes++
+		}
+		if plain != nil && plain.noted() {
+			notes++ // at most: the pattern may be beaten above
+		}
+		lo = hi
+	}
+	n := min(nc.total(), maxNodes)
+	s.nodes = make([]node, 1, n+1) // and the sentinel
+	s.octets = make([]uint8, 2*n+wordPad)
+	meta := s.octets[n+wordPad:]
+	if maxID > 1<<16-1 {
+		s.ids = make([]uint16, 2*n)
+	} else {
+		s.ids = make([]uint16, n)
+	}
+	s.notes = make([]note, 0, notes)
+	var pt pieceText
+	if nwild > 0 {
+		s.wild = &wildSet{text: text, direct: directBudget,
+			wildAt: make([]wildAt, 0, wildNodes), wild: make([]wildRule, 0, nwild),
+			// Until the trie of the literals is built, a piece is where
+			// it starts in the text or, past its end, in copies (see
+			// pieceText).
+			pieces: make([]uint32, 0, npieces)}
+		pt = pieceText{text: text, copies: make([]byte, 0, copies)}
+	}
+	// Scratch for the build, by node: the depth of its string, and the
+	// full rank of the best plain pattern of it or above it.
+	sc.depths, sc.above = resize(sc.depths, n), resize(sc.above, n)
+	depths, above := sc.depths, sc.above
+	depths[0], above[0] = 0, 0
 	// Breadth first, so that the children of a node are appended together.
-	// Until it is filled in, a node holds its job (see setJob): the trie
-	// needs no queue beside it.
-	s.nodes[0].setJob(job{0, uint32(len(entries)), 0}, 0)
+	// Until it is filled in, a node holds the sorted entries
+	// [off, child) that start with its string: the trie needs no queue
+	// beside it.
+	s.nodes[0] = node{off: 0, child: uint32(len(entries))}
 	for q := 0; q < len(s.nodes); q++ {
-		j, tailLen := s.nodes[q].takeJob()
+		lo, hi, depth := s.nodes[q].off, s.nodes[q].child, depths[q]
 		off := uint32(0)
 		if q > 0 {
-			off = entries[j.lo].base + j.depth - tailLen
+			off = entries[lo].base + depth - uint32(meta[q]&tailMask)
 		}
-		lo := j.lo
-		pfx, pfxRank := int32(-1), uint64(0)
-		ex := exactAt{node: int32(q), id: -1}
-		wildLo := len(s.wild)
-		for ; lo < j.hi && entries[lo].head == j.depth; lo++ {
+		var plain *entry
+		var ex *entry
+		wildLo := 0
+		if s.wild != nil {
+			wildLo = len(s.wild.wild)
+		}
+		for ; lo < hi && entries[lo].head == depth; lo++ {
 			e := &entries[lo]
-			lit := e.lit(text)
-			k, anchored := e.kind(lit)
-			switch rk, id := e.rank(), e.id(); k {
+			switch k, anchored := e.kind(); k {
 			case prefix:
-				if r := full(rk, id); r > pfxRank {
-					pfx, pfxRank = id, r
+				if plain == nil || full(e.rank(), e.id) > full(plain.rank(), plain.id) {
+					plain = e
 				}
 			case exact:
-				if ex.id < 0 || full(rk, id) > full(ex.rank, ex.id) {
-					ex.id, ex.rank = id, rk
+				if ex == nil || full(e.rank(), e.id) > full(ex.rank(), ex.id) {
+					ex = e
 				}
 			case wild:
-				s.wild = append(s.wild, s.wildRule(&pt, e, int(lo), lit, anchored))
+				s.wild.wild = append(s.wild.wild, s.wild.wildRule(&pt, e, int(lo), e.lit(text), anchored))
 			}
 		}
 		flags := uint32(0)
-		if ex.id >= 0 {
-			s.exacts = append(s.exacts, ex)
+		if plain != nil {
+			if r := full(plain.rank(), plain.id); r > above[q] {
+				// The best of its string and those above it: a walk
+				// that reaches the node reports it unless a longer
+				// string's is better.
+				above[q] = r
+				meta[q] |= metaPlain
+				if plain.allow() {
+					meta[q] |= metaAllow
+				}
+				s.setID(int32(q), plain.id)
+				if plain.noted() {
+					s.notes = append(s.notes, note{key: uint32(q) << 1, id: plain.id, rank: plain.rank(), at: plain.at})
+					flags |= withNote
+				}
+			}
+		}
+		if ex != nil {
+			s.notes = append(s.notes, note{key: uint32(q)<<1 | exactNote, id: ex.id, rank: ex.rank(), at: ex.at})
 			flags |= withExact
 		}
-		if len(s.wild) > wildLo {
-			// Best rank first.
-			slices.SortFunc(s.wild[wildLo:], func(a, b wildRule) int { return cmp.Compare(b.rank, a.rank) })
-			if dropEqual {
-				// Of equal patterns that this order puts side by
-				// side, the first is the best: the others are never
-				// reported. (Equal ones that it parts, with one of
-				// the same rank between, are kept: a little memory,
-				// never a verdict.)
-				run, kept := s.wild[wildLo:], 1
-				for _, w := range run[1:] {
-					if !s.samePattern(entries, &run[kept-1], &w) {
-						run[kept] = w
-						kept++
-					}
-				}
-				s.wild = s.wild[:wildLo+kept]
-			}
-			s.wildAt = append(s.wildAt, wildAt{int32(q), int32(wildLo), int32(len(s.wild)), j.depth})
+		if s.wild != nil && len(s.wild.wild) > wildLo {
+			s.wild.sortNode(entries, wildLo, dropEqual)
+			s.wild.wildAt = append(s.wild.wildAt, wildAt{int32(q), int32(wildLo), int32(len(s.wild.wild)), depth})
 			flags |= withWild
 		}
 		first := len(s.nodes)
-		for i := lo; i < j.hi; {
+		for i := lo; i < hi; {
 			a := head(&entries[i])
-			b := a[j.depth]
+			b := a[depth]
 			k := i + 1
-			for k < j.hi && text[entries[k].base+j.depth] == b {
+			for k < hi && text[entries[k].base+depth] == b {
 				k++
 			}
 			// The entries are sorted, so the common prefix of the first
 			// and the last of a run is common to all of it.
-			n := min(uint32(commonPrefix(a[j.depth+1:], head(&entries[k-1])[j.depth+1:])), maxTail)
-			var child node
-			child.setJob(job{i, k, j.depth + 1 + n}, n)
-			s.nodes = append(s.nodes, child)
-			s.edges = append(s.edges, b)
+			tail := min(uint32(commonPrefix(a[depth+1:], head(&entries[k-1])[depth+1:])), maxTail)
+			c := len(s.nodes)
+			if c == n {
+				// Past maxNodes: the rest of the trie is not built (no
+				// Robots that fits in memory comes near).
+				break
+			}
+			s.nodes = append(s.nodes, node{off: i, child: k})
+			s.octets[c] = b
+			meta[c] = uint8(tail)
+			depths[c], above[c] = depth+1+tail, above[q]
 			i = k
 		}
-		s.nodes[q] = node{off: off, n: tailLen | flags, child: int32(first), prefix: pfx}
+		s.nodes[q] = node{off: off, child: uint32(first)<<nodeFlags | flags}
 	}
-	s.nodes = append(s.nodes, node{child: int32(len(s.nodes)), prefix: -1})
-	s.edges = append(s.edges, make([]uint8, wordPad)...)
-	// A node's prefix pattern is the best of its own and its parent's:
-	// parents come first.
-	for q := range s.nodes[:len(s.nodes)-1] {
-		p := s.nodes[q].prefix
-		if p < 0 {
-			continue
+	s.nodes = append(s.nodes, node{child: uint32(len(s.nodes)) << nodeFlags})
+	if len(s.notes) < cap(s.notes) {
+		s.notes = slices.Clone(s.notes) // plain patterns beaten above: no slack
+	}
+	if s.wild != nil {
+		ws := s.wild
+		if len(ws.wild) < cap(ws.wild) {
+			ws.wild = slices.Clone(ws.wild) // equal patterns were dropped: no slack
 		}
-		pr := full(s.rank(text, p), p)
-		for c := s.nodes[q].child; c < s.nodes[q+1].child; c++ {
-			if own := s.nodes[c].prefix; own < 0 || pr > full(s.rank(text, own), own) {
-				s.nodes[c].prefix = p
-			}
+		if reports {
+			ws.at = make([]uint32, len(ws.wild))
 		}
+		ws.buildLiterals(&pt, entries)
 	}
-	if len(s.wild) < cap(s.wild) {
-		s.wild = slices.Clone(s.wild) // equal patterns were dropped: no slack
-	}
-	s.buildLiterals(&pt, entries)
 	return s
 }
 
-// keepReported returns the items of a list that a search can report, the
-// pattern ids of s being indexes in it, and renumbers the ids to be
-// indexes in what it returns: the rules a match can report are often far
-// fewer than the rules of the file (an empty pattern matches nothing, and
-// of equal patterns only the first is ever the best). The order of ids, and
-// so every verdict, is unchanged.
-func keepReported[T any](s *patternSet, list []T) []T {
-	reported := make([]uint64, (len(list)+63)/64)
-	mark := func(id int32) {
-		if id >= 0 {
-			reported[id/64] |= 1 << (id % 64)
+// setID sets the id of the plain pattern of node n.
+func (s *patternSet) setID(n, id int32) {
+	if s.wideIDs() {
+		s.ids[2*n], s.ids[2*n+1] = uint16(id), uint16(uint32(id)>>16)
+		return
+	}
+	s.ids[n] = uint16(id)
+}
+
+// sortNode orders the wildcard patterns of one node, wild[lo:], best rank
+// first, and with dropEqual keeps only the first of equal ones that this
+// order puts side by side: the others are never reported. (Equal ones
+// that it parts, with one of the same rank between, are kept: a little
+// memory, never a verdict.)
+func (s *wildSet) sortNode(entries []entry, lo int, dropEqual bool) {
+	run := s.wild[lo:]
+	slices.SortFunc(run, func(a, b wildRule) int { return cmp.Compare(b.rank, a.rank) })
+	if !dropEqual {
+		return
+	}
+	kept := 1
+	for _, w := range run[1:] {
+		if !s.samePattern(entries, &run[kept-1], &w) {
+			run[kept] = w
+			kept++
 		}
 	}
-	for i := range s.nodes {
-		mark(s.nodes[i].prefix)
+	s.wild = s.wild[:lo+kept]
+}
+
+// sortEntries sorts entries by their heads in text: a radix sort in place
+// (McIlroy, Bostic and McIlroy's American flag sort) an octet at a time,
+// which reads the common prefix of heads that share one once, where a sort
+// by comparisons of strings reads it again for every comparison. Its cost
+// is at most a few reads of each octet of the heads, whatever their order.
+// keys is scratch, which it returns.
+func sortEntries(entries []entry, text string, keys []uint8) []uint8 {
+	if len(entries) > 16 {
+		keys = resize(keys, len(entries))
 	}
-	for i := range s.exacts {
-		mark(s.exacts[i].id)
-	}
-	for i := range s.wild {
-		mark(s.wild[i].id())
-	}
-	before := make([]int32, len(reported)) // ids reported before each word
-	n := int32(0)
-	for i, w := range reported {
-		before[i] = n
-		n += int32(bits.OnesCount64(w))
-	}
-	if int(n) == len(list) {
-		return list
-	}
-	renumber := func(id int32) int32 {
-		if id < 0 {
-			return id
+	radixSort(entries, keys, text, 0)
+	return keys
+}
+
+// radixSort sorts entries, whose heads share their first d octets, by
+// their heads; keys is scratch, an octet per entry. It recurses into every
+// bucket but the largest, which it goes on with: the recursion is at most
+// log2(len(entries)) deep.
+func radixSort(entries []entry, keys []uint8, text string, d uint32) {
+	from := func(e *entry) string { return text[e.base+d : e.base+e.head] }
+	// bucket is 0 for a head that ends at d, 1 + its octet at d else:
+	// canonical heads are ASCII.
+	bucket := func(e *entry) uint8 {
+		if d >= e.head {
+			return 0
 		}
-		return before[id/64] + int32(bits.OnesCount64(reported[id/64]&(1<<(id%64)-1)))
+		return 1 + text[e.base+d]&0x7f
 	}
-	kept := make([]T, n)
-	for i := range list {
-		if reported[i/64]&(1<<(i%64)) != 0 {
-			kept[renumber(int32(i))] = list[i]
-		}
-	}
-	for i := range s.nodes {
-		s.nodes[i].prefix = renumber(s.nodes[i].prefix)
-	}
-	for i := range s.exacts {
-		s.exacts[i].id = renumber(s.exacts[i].id)
-	}
-	for i := range s.wild {
-		w := &s.wild[i]
-		w.rank = full(rank32(w.rank>>32), renumber(w.id()))
-	}
-	return kept
-}
-
-// samePattern reports whether a and b, wildcard patterns of one node made
-// from entries, are the same pattern with the same rank.
-func (s *patternSet) samePattern(entries []entry, a, b *wildRule) bool {
-	if a.rank>>32 != b.rank>>32 || a.anchored() != b.anchored() {
-		return false
-	}
-	ea, eb := &entries[a.pieces&^anchoredBit], &entries[b.pieces&^anchoredBit]
-	// Their heads are the node's string; the pieces follow.
-	la, lb := ea.lit(s.text), eb.lit(s.text)
-	for i, j := int(ea.head), int(eb.head); ; {
-		var pa, pb string
-		pa, i = nextPiece(la, i)
-		pb, j = nextPiece(lb, j)
-		if pa != pb {
-			return false
-		}
-		if pa == "" {
-			return true
-		}
-		i, j = i+len(pa), j+len(pb)
-	}
-}
-
-// wildRule returns the wildcard rule of entry entries[i], e, of literal
-// lit, and appends its pieces, the runs between its stars, to s.pieces,
-// each as where it starts in pt.
-func (s *patternSet) wildRule(pt *pieceText, e *entry, i int, lit string, anchored bool) wildRule {
-	w := wildRule{rank: full(e.rank(), e.id()), pieces: uint32(i)}
-	var f featurePicker
-	copied := e.copySize(s.text) > 0
-	forPieces(lit, int(e.head), func(at int, piece string) {
-		start := e.base + uint32(at)
-		if copied && at+len(piece) == len(lit) {
-			start = pt.copy(piece)
-		}
-		s.pieces = append(s.pieces, start)
-		f.add(piece)
-	})
-	w.needs = f.pick()
-	if anchored {
-		w.pieces |= anchoredBit
-	}
-	return w
-}
-
-// forPieces calls fn with each piece of a wildcard pattern of literal lit
-// whose head is lit[:head], in order, and where it starts in lit.
-func forPieces(lit string, head int, fn func(at int, piece string)) {
-	for piece, at := nextPiece(lit, head); piece != ""; piece, at = nextPiece(lit, at+len(piece)) {
-		fn(at, piece)
-	}
-}
-
-// nextPiece returns the first piece of the literal lit of a wildcard
-// pattern that starts after pos, the star that ends its head or a piece,
-// and where it starts: a run of octets between stars; "" when none does.
-func nextPiece(lit string, pos int) (piece string, at int) {
-	for at = pos + 1; at < len(lit); at++ {
-		if piece, _, _ = strings.Cut(lit[at:], "*"); piece != "" {
-			return piece, at
-		}
-	}
-	return "", len(lit)
-}
-
-// Naming a piece by where it starts, with no length, keeps what compiling
-// throws away small beside a file of short pieces ("*a*b*c…", two octets a
-// piece): a piece ends at the first '*' or '$' from its start. It holds
-// neither, a literal '*' or '$' being written "%2A" or "%24" in a
-// canonical pattern, whose only '$' ends it; and the text follows a
-// pattern that holds a '*' with another. The pattern of Google's
-// index.html rule ends inside a piece of its rule's: its last piece is
-// copied, with a '*' after it, into scratch space (pieceText.copies) while
-// the set is built.
-
-// pieceText is the text of the pieces while the set is built: the set's
-// text, then copies at len(text) on.
-type pieceText struct {
-	text   string
-	copies []byte
-}
-
-// from returns the text from position p on.
-func (t *pieceText) from(p uint32) string {
-	if int(p) < len(t.text) {
-		return t.text[p:]
-	}
-	c := t.copies[int(p)-len(t.text):]
-	return unsafe.String(unsafe.SliceData(c), len(c))
-}
-
-// copy copies piece, and returns its position.
-func (t *pieceText) copy(piece string) uint32 {
-	p := uint32(len(t.text) + len(t.copies))
-	t.copies = append(append(t.copies, piece...), '*')
-	return p
-}
-
-// copySize is the octets that the last piece of e's pattern, a wildcard
-// pattern of the text, takes in pieceText.copies: none when the text ends
-// it.
-func (e *entry) copySize(text string) int {
-	if pieceEnds(text[e.base+e.n]) {
-		return 0
-	}
-	lit := e.lit(text)
-	return len(lit) - strings.LastIndexByte(lit, '*')
-}
-
-// pieceEnds reports whether c, an octet of the text, ends the piece that
-// holds the octets before it.
-func pieceEnds(c byte) bool { return c == '*' || c == '$' }
-
-// pieceOf returns the piece at the start of s.
-func pieceOf(s string) string {
-	return strings.TrimSuffix(s[:strings.IndexByte(s, '*')], "$")
-}
-
-// comparePieces compares the pieces at the starts of a and b as strings
-// are compared, at a cost of their common prefix.
-func comparePieces(a, b string) int {
-	for i := 0; ; i++ {
-		ca, cb := a[i], b[i]
-		switch ea, eb := pieceEnds(ca), pieceEnds(cb); {
-		case ea || eb:
-			if ea && eb {
-				return 0
+	for len(entries) > 1 {
+		if len(entries) <= 16 {
+			for i := 1; i < len(entries); i++ {
+				v := entries[i]
+				j := i
+				for ; j > 0 && from(&v) < from(&entries[j-1]); j-- {
+					entries[j] = entries[j-1]
+				}
+				entries[j] = v
 			}
-			if ea {
-				return -1
-			}
-			return 1
-		case ca != cb:
-			return cmp.Compare(ca, cb)
+			return
 		}
+		keys = keys[:len(entries)]
+		var end [129]int32
+		lo, hi := uint8(128), uint8(0) // the buckets used
+		for i := range entries {
+			b := bucket(&entries[i])
+			keys[i] = b
+			end[b]++
+			lo, hi = min(lo, b), max(hi, b)
+		}
+		if lo == hi {
+			if lo == 0 {
+				return // equal heads
+			}
+			// One octet in common, and maybe more: skip them all.
+			first, common := from(&entries[0]), len(from(&entries[0]))
+			for i := 1; i < len(entries) && common > 1; i++ {
+				common = min(common, commonPrefix(first, from(&entries[i])))
+			}
+			d += uint32(common)
+			continue
+		}
+		// Bucket b is entries[start[b]:end[b]]; next[b] is where its next
+		// entry goes.
+		var start, next [129]int32
+		sum, largest := int32(0), lo
+		for b := lo; b <= hi; b++ {
+			start[b], next[b] = sum, sum
+			sum += end[b]
+			end[b] = sum
+			if end[b]-start[b] > end[largest]-start[largest] {
+				largest = b
+			}
+		}
+		// Put each entry in its bucket, following the cycles of the
+		// permutation.
+		for b := lo; b <= hi; b++ {
+			for next[b] < end[b] {
+				v, t := entries[next[b]], keys[next[b]]
+				for t != b {
+					k := next[t]
+					next[t]++
+					entries[k], v = v, entries[k]
+					keys[k], t = t, keys[k]
+				}
+				entries[next[b]] = v
+				next[b]++
+			}
+		}
+		// Heads that end at d are equal; the others sort on from d+1.
+		for b := max(lo, 1); b <= hi; b++ {
+			if b != largest && end[b]-start[b] > 1 {
+				radixSort(entries[start[b]:end[b]], keys, text, d+1)
+			}
+		}
+		if largest == 0 {
+			return
+		}
+		entries, d = entries[start[largest]:end[largest]], d+1
 	}
-}
-
-// commonPieces returns the length of the common prefix of the pieces at
-// the starts of a and b, which have their first from octets in common.
-func commonPieces(a, b string, from uint32) uint32 {
-	n := from
-	for a[n] == b[n] && !pieceEnds(a[n]) {
-		n++
-	}
-	return n
 }
 
 // radixNodes returns the number of nodes, the root included, of the radix
-// trie over the sorted strings key(0), …, key(n-1). Its nodes spell the
-// root, the distinct strings, and the longest common prefixes of adjacent
-// ones; a stack of the prefixes open so far tells a new one from one seen
-// before (they are nested: a prefix seen before and shorter than the
-// current one is still on the stack).
-func radixNodes(n int, key func(int) string) int {
-	type open struct {
-		depth int // the length of a common prefix
-		// The length of the first string that has it as a prefix, since
-		// the last one that has a shorter common prefix with its next:
-		// the prefix is a string of the list when they are equal.
-		first int
-	}
-	nodes := 1
-	var stack []open
-	for i := 0; i < n; i++ {
+// trie over the sorted strings key(0), …, key(n-1), with an edge of more
+// than maxEdge octets (when maxEdge is not 0) split over a chain of nodes.
+func radixNodes(n, maxEdge int, key func(int) string) int {
+	c := nodeCounter{maxEdge: maxEdge}
+	prev := ""
+	for i := range n {
 		k := key(i)
-		if i == 0 {
-			stack = append(stack, open{0, len(k)})
+		if i > 0 && k == prev {
+			continue
+		}
+		c.next(k, commonPrefix(prev, k))
+		prev = k
+	}
+	return c.total()
+}
+
+// nodeCounter counts the nodes of a radix trie over sorted strings given
+// one by one. Its nodes spell the root, the distinct strings, and the
+// longest common prefixes of adjacent ones. A stack holds the depths of the
+// nodes open on the way from the root to the last string: a node is counted
+// when it is closed, and its parent is then the node below it on the
+// stack, or a branch at the common prefix of the last string and the next,
+// which is opened there if it is not open yet.
+type nodeCounter struct {
+	nodes, maxEdge int
+	stack          []int
+}
+
+// next adds k, which follows and differs from the string before it, with
+// which it has its first l octets in common (0 for the first).
+func (c *nodeCounter) next(k string, l int) {
+	if c.stack == nil {
+		c.stack = append(make([]int, 0, 16), 0)
+	}
+	for len(c.stack) > 1 && c.stack[len(c.stack)-1] > l {
+		d := c.stack[len(c.stack)-1]
+		c.stack = c.stack[:len(c.stack)-1]
+		if below := c.stack[len(c.stack)-1]; below < l {
+			c.count(d, l)
+			c.stack = append(c.stack, l) // a branch that is not a string of the list
 		} else {
-			prev := key(i - 1)
-			if k == prev {
-				continue
-			}
-			l := commonPrefix(prev, k)
-			for stack[len(stack)-1].depth > l {
-				stack = stack[:len(stack)-1]
-			}
-			top := &stack[len(stack)-1]
-			if top.depth == l {
-				top.first = len(k) // the run of this prefix goes on
-			} else {
-				if top.first != l {
-					nodes++ // a branch that is not a string of the list
-				}
-				stack = append(stack, open{l, len(k)})
-			}
-		}
-		if k != "" {
-			nodes++
+			c.count(d, below)
 		}
 	}
-	return nodes
-}
-
-// buildLiterals builds the radix trie of the distinct strings of the
-// pieces, which start where s.pieces says in the text, and lays out the
-// pieces of each wildcard pattern, made from entries, as nodes of it.
-func (s *patternSet) buildLiterals(pt *pieceText, entries []entry) {
-	if len(s.pieces) == 0 {
-		return
-	}
-	text, pieces := s.text, s.pieces
-	slices.SortFunc(pieces, func(a, b uint32) int { return comparePieces(pt.from(a), pt.from(b)) })
-	nodes := radixNodes(len(pieces), func(i int) string { return pieceOf(pt.from(pieces[i])) })
-	s.litNodes = make([]litNode, 1, nodes)
-	s.edge0 = make([]uint8, 1, nodes)
-	// The children of node q are litNodes[first[q]:first[q+1]], known while
-	// the trie is built: the look-ups below need them.
-	first := make([]int32, nodes+1)
-	// Breadth first. Until it is filled in, a node holds its job, the
-	// sorted pieces pieces[off:depth] that start with its string: the
-	// trie needs no queue beside it. A piece that starts at p has the
-	// octet pt.from(p)[d] at depth d, or ends there.
-	s.litNodes[0].depth = uint32(len(pieces))
-	for q := range int32(nodes) {
-		nd := &s.litNodes[q]
-		lo, hi, depth := nd.off, nd.depth, uint32(0)
-		nd.off = 0
-		if q > 0 {
-			// Sorted: the common prefix of the first and the last of
-			// the run is common to all of it. The last is in the text:
-			// a copy sorts before the piece of the text it is a prefix
-			// of.
-			depth = commonPieces(pt.from(pieces[lo]), pt.from(pieces[hi-1]), s.litNodes[s.parentOf(q)].depth+1)
-			nd.off = pieces[hi-1]
-		}
-		nd.depth = depth
-		first[q] = int32(len(s.litNodes))
-		for lo < hi && pieceEnds(pt.from(pieces[lo])[depth]) {
-			lo++ // the node's string is this piece
-		}
-		for i := lo; i < hi; {
-			b := pt.from(pieces[i])[depth]
-			k := i + 1
-			for k < hi && pt.from(pieces[k])[depth] == b {
-				k++
-			}
-			s.litNodes = append(s.litNodes, litNode{parent: q, off: i, depth: k})
-			s.edge0 = append(s.edge0, b)
-			i = k
-		}
-	}
-	first[nodes] = int32(nodes)
-	s.fan = newFanout(first, nodes)
-	// The pieces, sorted, are spent: each pattern's pieces, read again
-	// from its literal, become the nodes of their strings, in the order
-	// of the patterns. Those of patterns dropped as equal to another
-	// are left out.
-	at := uint32(0)
-	for i := range s.wild {
-		w := &s.wild[i]
-		e := &entries[w.pieces&^anchoredBit]
-		w.pieces = at | w.pieces&anchoredBit
-		forPieces(e.lit(text), int(e.head), func(_ int, piece string) {
-			pieces[at] = s.literal(first, piece)
-			at++
-		})
-	}
-	s.pieces = pieces[:at]
-	if len(s.pieces) < cap(s.pieces) {
-		s.pieces = slices.Clone(s.pieces) // equal patterns were dropped: no slack
+	if len(k) > c.stack[len(c.stack)-1] {
+		c.stack = append(c.stack, len(k))
 	}
 }
 
-// literal returns the node of the trie of the literals whose string is
-// lit, one of the pieces it was built from; the children of node q are
-// litNodes[first[q]:first[q+1]].
-func (s *patternSet) literal(first []int32, lit string) uint32 {
-	v := int32(0)
-	for d := 0; d < len(lit); {
-		// The children of a node are in the order of the first octets
-		// of their edges.
-		lo, hi := first[v], first[v+1]
-		i, _ := slices.BinarySearch(s.edge0[lo:hi], lit[d])
-		v = lo + int32(i)
-		d = int(s.litNodes[v].depth)
+// count counts a node of depth d under a parent of depth p.
+func (c *nodeCounter) count(d, p int) {
+	c.nodes++
+	if c.maxEdge > 0 {
+		c.nodes += (d - p - 1) / c.maxEdge
 	}
-	return uint32(v)
+}
+
+// total closes the nodes still open and returns the count.
+func (c *nodeCounter) total() int {
+	for len(c.stack) > 1 {
+		d := c.stack[len(c.stack)-1]
+		c.stack = c.stack[:len(c.stack)-1]
+		c.count(d, c.stack[len(c.stack)-1])
+	}
+	return c.nodes + 1 // and the root
 }
 
 // size is the number of bytes s holds, measured from the capacities of its
@@ -766,19 +650,27 @@ func (s *patternSet) literal(first []int32, lit string) uint32 {
 func (s *patternSet) size() int64 {
 	n := int64(len(s.text))
 	n += int64(cap(s.nodes)) * int64(unsafe.Sizeof(node{}))
-	n += int64(cap(s.edges))
-	n += int64(cap(s.exacts)) * int64(unsafe.Sizeof(exactAt{}))
-	n += int64(cap(s.wildAt)) * int64(unsafe.Sizeof(wildAt{}))
-	n += int64(cap(s.wild)) * int64(unsafe.Sizeof(wildRule{}))
-	n += int64(cap(s.pieces)) * int64(unsafe.Sizeof(uint32(0)))
-	n += int64(cap(s.litNodes)) * int64(unsafe.Sizeof(litNode{}))
-	n += int64(cap(s.edge0)) + s.fan.size()
-	return n
+	n += int64(cap(s.octets))
+	n += int64(cap(s.ids)) * 2
+	n += int64(cap(s.notes)) * int64(unsafe.Sizeof(note{}))
+	return n + s.wild.size()
 }
 
-// best returns the id of the best pattern matching the canonical path, or
-// -1 when none matches.
-func (s *patternSet) best(path string) int32 {
+func (s *wildSet) size() int64 {
+	if s == nil {
+		return 0
+	}
+	n := int64(unsafe.Sizeof(*s))
+	n += int64(cap(s.wildAt)) * int64(unsafe.Sizeof(wildAt{}))
+	n += int64(cap(s.wild)) * int64(unsafe.Sizeof(wildRule{}))
+	n += int64(cap(s.at)) * 4
+	n += int64(cap(s.pieces)) * 4
+	n += int64(cap(s.litNodes)) * int64(unsafe.Sizeof(litNode{}))
+	return n + int64(cap(s.edge0)) + s.fan.size()
+}
+
+// best returns the best pattern matching the canonical path.
+func (s *patternSet) best(path string) hit {
 	win, _ := s.bestSteps(path)
 	return win
 }
@@ -786,10 +678,10 @@ func (s *patternSet) best(path string) int32 {
 // bestSteps is best, and the steps of work it took: nodes of the trie
 // visited and octets of the path they matched, nodes of wildcard patterns
 // searched, octets of the path summarized or searched directly, and the
-// work of the path index (see pathIndex.steps). Tests bound them: a count of the work,
-// unlike a timer, does not depend on the machine, and grows with the path
-// and the rules as the search does.
-func (s *patternSet) bestSteps(path string) (int32, int) {
+// work of the path index (see pathIndex.steps). Tests bound them: a count
+// of the work, unlike a timer, does not depend on the machine, and grows
+// with the path and the rules as the search does.
+func (s *patternSet) bestSteps(path string) (hit, int) {
 	// Nodes that carry wildcard patterns are visited after the walk, when
 	// the best plain match is known and prunes most of them. The steps of
 	// those searched during the walk are kept beside them, in memory, so
@@ -800,19 +692,26 @@ func (s *patternSet) bestSteps(path string) (int32, int) {
 	}
 	np, from := 0, 0
 	var wtop uint64 // the best match of the wildcard patterns searched during the walk
-	wwin := int32(-1)
+	var wwin hit
+	nodes, text := s.nodes, s.text
+	meta := s.octets[len(nodes)-1+wordPad:]
+	// The best plain pattern so far: its node, and its meta octet.
+	pn, pm, pd := int32(-1), uint8(0), 0
+	if meta[0]&metaPlain != 0 {
+		pn, pm = 0, meta[0]
+	}
 	n, pos := int32(0), 0
 	for {
-		nd := &s.nodes[n]
-		if nd.n&withWild != 0 {
-			k := s.findWild(n, from)
+		nd := nodes[n]
+		if nd.child&withWild != 0 {
+			k := s.wild.findWild(n, from)
 			from = k + 1
 			if np == len(wild.pending) {
 				// A path this deep in wildcard patterns: search the
 				// oldest now.
-				top, win := s.top(nd.prefix, wtop, wwin)
+				top, win := s.top(pn, pm, pd, wtop, wwin)
 				var steps int
-				wtop, wwin, steps = s.wildcards(wild.pending[:1], path, top, win)
+				wtop, wwin, steps = s.wild.wildcards(wild.pending[:1], path, top, win)
 				wild.steps += steps
 				copy(wild.pending[:], wild.pending[1:])
 				np--
@@ -827,11 +726,11 @@ func (s *patternSet) bestSteps(path string) (int32, int) {
 		// are compared one by one (written out here, on the walk's
 		// path), more a word at a time.
 		b, c := path[pos], int32(-1)
-		lo, hi := nd.child, s.nodes[n+1].child
+		lo, hi := int32(nd.child>>nodeFlags), int32(nodes[n+1].child>>nodeFlags)
 		if hi-lo > 8 {
 			c = s.edgeWide(lo, hi, b)
 		} else {
-			for i, e := range s.edges[lo:hi] {
+			for i, e := range s.octets[lo:hi] {
 				if e == b {
 					c = lo + int32(i)
 					break
@@ -841,172 +740,54 @@ func (s *patternSet) bestSteps(path string) (int32, int) {
 		if c < 0 {
 			break
 		}
-		tail := s.nodes[c].tail(s.text)
-		if len(path)-pos-1 < len(tail) || path[pos+1:pos+1+len(tail)] != tail {
-			break
+		m := meta[c]
+		if tail := int(m & tailMask); tail > 0 {
+			off := nodes[c].off
+			if len(path)-pos-1 < tail || path[pos+1:pos+1+tail] != text[off:off+uint32(tail)] {
+				break
+			}
 		}
-		n, pos = c, pos+1+len(tail)
+		n, pos = c, pos+1+int(m&tailMask)
+		if m&metaPlain != 0 {
+			pn, pm, pd = c, m, pos
+		}
 	}
 	// Each node after the root takes an octet of the path at least: the
 	// walk visited pos+1 nodes at most, which matched pos octets.
 	steps := wild.steps + 2*pos + 1
-	nd := &s.nodes[n]
-	end := pos == len(path) && nd.n&withExact != 0
-	if np == 0 && wwin < 0 && !end {
-		return nd.prefix, steps // the common case: no rank to compare
+	end := pos == len(path) && nodes[n].child&withExact != 0
+	if np == 0 && wwin.kind == noHit && !end {
+		// The common case: no rank to compare.
+		if pn < 0 {
+			return hit{}, steps
+		}
+		return hit{kind: plainHit, allow: pm&metaAllow != 0, at: pn, depth: int32(pd)}, steps
 	}
-	top, win := s.top(nd.prefix, wtop, wwin)
+	top, win := s.top(pn, pm, pd, wtop, wwin)
 	if end {
-		e := &s.exacts[s.findExact(n)]
-		if r := full(e.rank, e.id); r > top {
-			top, win = r, e.id
+		k := s.findNote(n, exactNote)
+		if nt := &s.notes[k]; full(nt.rank, nt.id) > top {
+			top, win = full(nt.rank, nt.id), hit{kind: exactHit, allow: nt.rank&1 != 0, at: int32(k)}
 		}
 	}
 	if np > 0 {
 		var k int
-		_, win, k = s.wildcards(wild.pending[:np], path, top, win)
+		_, win, k = s.wild.wildcards(wild.pending[:np], path, top, win)
 		steps += k
 	}
 	return win, steps
 }
 
-// top returns the better of plain-prefix pattern id (none when negative)
-// and the match win of rank wtop, with its rank.
-func (s *patternSet) top(id int32, wtop uint64, wwin int32) (uint64, int32) {
-	if id >= 0 {
-		if r := full(s.rank(s.text, id), id); r > wtop {
-			return r, id
+// top returns the better of the plain pattern of node pn (none when
+// negative), of meta octet pm, whose string is pd octets, and the match
+// win of rank wtop, with its rank.
+func (s *patternSet) top(pn int32, pm uint8, pd int, wtop uint64, win hit) (uint64, hit) {
+	if pn >= 0 {
+		if r := s.plainRank(pn, pd); r > wtop {
+			return r, hit{kind: plainHit, allow: pm&metaAllow != 0, at: pn, depth: int32(pd)}
 		}
 	}
-	return wtop, wwin
-}
-
-// findWild returns the index in wildAt of node n, which is in it at from or
-// after.
-func (s *patternSet) findWild(n int32, from int) int {
-	lo, hi := from, len(s.wildAt)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if s.wildAt[m].node < n {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo
-}
-
-// findExact returns the index in exacts of node n, which is in it.
-func (s *patternSet) findExact(n int32) int {
-	lo, hi := 0, len(s.exacts)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if s.exacts[m].node < n {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo
-}
-
-// wildcards searches the wildcard patterns of the nodes ats (indexes in
-// wildAt) that could beat the match of rank top, and returns the new best,
-// and the steps it took (see bestSteps and wildSteps). Patterns are tried best rank
-// first. The first are searched directly, a scan of the path per piece;
-// once that has scanned s.direct octets, the rest go through a path index,
-// which answers where a piece next occurs in constant time (see
-// pathindex.go).
-func (s *patternSet) wildcards(ats []int32, path string, top uint64, win int32) (uint64, int32, int) {
-	// Summarize the path only when enough patterns wait to pay for it:
-	// summing costs about as much as one search of the path. A pattern
-	// one of whose four features (octets or pairs of adjacent octets of
-	// its pieces) the path lacks is skipped unsearched.
-	candidates := int32(0)
-	for _, a := range ats {
-		candidates += s.wildAt[a].hi - s.wildAt[a].lo
-	}
-	var has *summary
-	var sum summary
-	if candidates > 3 {
-		sum.summarize(path)
-		has = &sum
-	}
-	budget := s.direct // octets of path the direct search may still scan
-	for k, a := range ats {
-		at := s.wildAt[a]
-		for i := at.lo; i < at.hi; i++ {
-			w := &s.wild[i]
-			if w.rank <= top {
-				break
-			}
-			if has != nil && !has.holds(w.needs) {
-				continue
-			}
-			if budget <= 0 {
-				itop, iwin, isteps := s.indexed(ats[k:], i, path, has, top, win)
-				return itop, iwin, s.wildSteps(ats, path, has, budget) + isteps
-			}
-			budget -= len(path) - int(at.head)
-			if s.matchDirect(path, i, int(at.head)) {
-				top, win = w.rank, w.id()
-				break
-			}
-		}
-	}
-	return top, win, s.wildSteps(ats, path, has, budget)
-}
-
-// wildSteps is the steps of wildcards, from what it leaves: a step for each
-// node, the octets of the path it summarized, if it did, and those its
-// direct search scanned. (Counted at the end, not as it goes: its loop
-// carries nothing for them.)
-func (s *patternSet) wildSteps(ats []int32, path string, has *summary, budget int) int {
-	n := len(ats) + s.direct - budget
-	if has != nil {
-		n += len(path)
-	}
-	return n
-}
-
-// indexed goes on with the search of wildcards through the path index,
-// from wild[from] in the first of ats, and returns the new best and the
-// steps it took. The patterns go in batches, searched side by side so that
-// their look-ups overlap; the first of a batch to match is the best of its
-// node.
-func (s *patternSet) indexed(ats []int32, from int32, path string, has *summary, top uint64, win int32) (uint64, int32, int) {
-	ix := newPathIndex(s, path)
-	for k, a := range ats {
-		at := s.wildAt[a]
-		i, hi := at.lo, at.hi
-		if k == 0 {
-			i = from
-		}
-		for i < hi {
-			var batch [lanes]lane
-			nb := 0
-			for ; i < hi && nb < lanes; i++ {
-				w := &s.wild[i]
-				if w.rank <= top {
-					hi = i // nothing after it can win either
-					break
-				}
-				ix.steps++
-				if has == nil || has.holds(w.needs) {
-					batch[nb] = lane{i, at.head}
-					nb++
-				}
-			}
-			if j := ix.matchBatch(batch[:nb]); j >= 0 {
-				w := &s.wild[batch[j].wild]
-				top, win = w.rank, w.id()
-				break
-			}
-		}
-	}
-	steps := ix.steps
-	ix.release()
-	return top, win, steps
+	return wtop, win
 }
 
 // edgeWide returns the node among nodes[lo:hi], the children of a node,
@@ -1017,7 +798,7 @@ func (s *patternSet) edgeWide(lo, hi int32, c byte) int32 {
 	pat := uint64(c) * ones
 	for i := lo; i < hi; i += 8 {
 		// The edges are padded: the word is there even at the end.
-		x := binary.LittleEndian.Uint64(s.edges[i:]) ^ pat
+		x := binary.LittleEndian.Uint64(s.octets[i:]) ^ pat
 		// The lowest high bit of z marks the first octet equal to c
 		// (a borrow only reaches octets above an equal one).
 		if z := (x - ones) &^ x & highs; z != 0 {
@@ -1030,46 +811,6 @@ func (s *patternSet) edgeWide(lo, hi int32, c byte) int32 {
 	return -1
 }
 
-// matchDirect reports whether path matches wild[i] beyond its head, the
-// first head octets of the path, searching the
-// path for each piece in turn. Each piece is taken at its leftmost
-// occurrence after the previous one: for a pattern whose only operator is
-// '*', the greedy choice matches whenever any choice does, so one
-// left-to-right pass decides, with no backtracking.
-func (s *patternSet) matchDirect(path string, i int32, head int) bool {
-	pieces := s.piecesOf(i)
-	pos, end := head, len(path)
-	if s.wild[i].anchored() {
-		last := s.lit(pieces[len(pieces)-1])
-		if len(path)-len(last) < pos || path[len(path)-len(last):] != last {
-			return false
-		}
-		end -= len(last)
-		pieces = pieces[:len(pieces)-1]
-	}
-	for _, p := range pieces {
-		lit := s.lit(p)
-		i := strings.Index(path[pos:end], lit)
-		if i < 0 {
-			return false
-		}
-		pos += i + len(lit)
-	}
-	return true
-}
-
-// setJob keeps j, and the length of the tail of the node's edge, in the
-// fields of a node that is not filled in yet: the trie's build holds its
-// queue in the trie.
-func (nd *node) setJob(j job, tail uint32) {
-	nd.off, nd.n, nd.child, nd.prefix = j.lo, j.hi, int32(j.depth), int32(tail)
-}
-
-// takeJob returns what setJob kept.
-func (nd *node) takeJob() (job, uint32) {
-	return job{nd.off, nd.n, uint32(nd.child)}, uint32(nd.prefix)
-}
-
 func commonPrefix(a, b string) int {
 	n := min(len(a), len(b))
 	for i := 0; i < n; i++ {
@@ -1079,125 +820,3 @@ func commonPrefix(a, b string) int {
 	}
 	return n
 }
-
-// summary is a summary of a path for ruling out substring matches, 256
-// flags: the octets it holds (canonical paths are ASCII, so 128 flags hold
-// them exactly), then a hashed set of 128 of its pairs of adjacent octets.
-// If a string occurs in the path, every flag of its octets and pairs is
-// set. A flag is a byte, so that a look-up is one load.
-type summary [256]uint8
-
-// pairBit is the flag of a summary for the pair of octets a, b.
-func pairBit(a, b byte) byte { return 128 | (a&0x7f*13^b&0x7f)&0x7f }
-
-// summarize sets the flags of path in o, which is clear.
-func (o *summary) summarize(path string) {
-	if path == "" {
-		return
-	}
-	prev := path[0] & 0x7f
-	o[prev] = 1
-	for i := 1; i < len(path); i++ {
-		c := path[i] & 0x7f
-		o[c] = 1
-		o[pairBit(prev, c)] = 1
-		prev = c
-	}
-}
-
-// features are four flags of a summary, an octet each, that every path a
-// wildcard pattern matches sets: a few of the octets and pairs of its
-// pieces, chosen to rule most paths out.
-type features uint32
-
-// holds reports whether the summary has the four flags of f.
-func (o *summary) holds(f features) bool {
-	return o[byte(f)]&o[byte(f>>8)]&o[byte(f>>16)]&o[byte(f>>24)] != 0
-}
-
-// featurePicker chooses the features of a pattern from its pieces: the
-// four that a path is least likely to hold, so that a check rules out as
-// many paths as four bits can.
-type featurePicker struct {
-	best [4]byte   // the bits, least likely first
-	odds [4]uint16 // and how likely a path holds each
-	n    int
-}
-
-// add adds the octets and pairs of the next piece of the pattern.
-func (p *featurePicker) add(piece string) {
-	for i := 0; i < len(piece); i++ {
-		c := piece[i] & 0x7f
-		p.offer(c, commonness[c])
-		if i > 0 {
-			a := piece[i-1] & 0x7f
-			p.offer(pairBit(a, c), pairOdds(a, c))
-		}
-	}
-}
-
-// offer keeps bit if it is among the four least likely, odds being how
-// likely a path holds it, in thousandths.
-func (p *featurePicker) offer(bit byte, odds uint16) {
-	full := p.n == len(p.best)
-	if full && odds >= p.odds[len(p.odds)-1] || slices.Contains(p.best[:p.n], bit) {
-		return
-	}
-	i := p.n
-	if full {
-		i--
-	} else {
-		p.n++
-	}
-	for ; i > 0 && p.odds[i-1] > odds; i-- {
-		p.best[i], p.odds[i] = p.best[i-1], p.odds[i-1]
-	}
-	p.best[i], p.odds[i] = bit, odds
-}
-
-// pick returns the features; a pattern of fewer than four repeats one.
-func (p *featurePicker) pick() features {
-	f := p.best
-	for i := p.n; i < len(f); i++ {
-		f[i] = f[0]
-	}
-	return features(f[0]) | features(f[1])<<8 | features(f[2])<<16 | features(f[3])<<24
-}
-
-// commonness is how likely a URL path of a few dozen octets holds an
-// octet, in thousandths: 1-(1-f)^35 for a letter of frequency f in English,
-// rough guesses for the rest. It only orders the features of a pattern (a
-// bad guess costs speed, never a verdict).
-var commonness = func() (c [128]uint16) {
-	for i := range c {
-		c[i] = 20 // controls and rare punctuation, escaped anyway
-	}
-	set := func(octets string, v uint16) {
-		for i := 0; i < len(octets); i++ {
-			c[octets[i]] = v
-		}
-	}
-	set("ABCDEFGHIJKLMNOPQRSTUVWXYZ", 80)
-	set("ABCDEF", 150) // the hex digits of escapes
-	set("0123456789", 250)
-	set("jxqz", 40)
-	set("k", 190)
-	set("v", 220)
-	set("b", 320)
-	set("fgyp", 390)
-	set("cumw", 480)
-	set("dl", 650)
-	set("taoinshr", 820)
-	set("e", 960)
-	set("_", 150)
-	set("%&", 200)
-	set("?=", 300)
-	set("-.", 400)
-	set("/", 1000)
-	return c
-}()
-
-// pairOdds is how likely a path sets the bit of the pair of octets a, b:
-// a few dozen pairs set about a quarter of the 128 bits whatever they are,
-// and a pair of common octets is likelier.
-func pairOdds(a, b byte) uint16 { return 250 + min(commonness[a], commonness[b])/4 }

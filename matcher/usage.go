@@ -180,10 +180,12 @@ func compileUsage(groups []*parser.Group) *usageRules {
 			c, base, id := canon(i), paths[i].off, int32(len(u.pats))
 			patOf[i] = id
 			i++
-			entries = appendEntries(entries, c, base, id, false)
+			entries = appendEntries(entries, c, base, id, false, 0, strings.IndexByte(c, '*') >= 0)
 			e := &entries[len(entries)-1]
-			pieces += countPieces(strings.TrimSuffix(c, "$"))
-			k, _ := e.kind(c[:e.n])
+			if strings.IndexByte(c, '*') >= 0 {
+				pieces += countPieces(strings.TrimSuffix(c, "$")) // of the distinct paths, not of every rule
+			}
+			k, _ := e.kind()
 			first := usageText{path: span{base, uint32(len(c))}, line: int32(min(cu.Line, 1<<31-1))}
 			if c != cu.Path {
 				first.path = add(cu.Path)
@@ -212,9 +214,11 @@ func compileUsage(groups []*parser.Group) *usageRules {
 		}
 		lo = hi
 	}
-	u.set = newPatternSet(entries, pieces, finish(text), false, u.rank) // ties needs every pattern
-	for i := range u.set.wild {
-		u.pats[u.set.wild[i].id()].wild = int32(i)
+	u.set = newPatternSet(entries, pieces, finish(text), false, false, nil) // ties needs every pattern
+	if ws := u.set.wild; ws != nil {
+		for i := range ws.wild {
+			u.pats[ws.wild[i].id()].wild = int32(i)
+		}
 	}
 	return u
 }
@@ -242,16 +246,14 @@ func (c *combination) prefs() usage.Prefs {
 	return p
 }
 
-// rank is the rank of pattern id.
-func (u *usageRules) rank(_ string, id int32) rank32 { return u.pats[id].rank }
-
 // lookup returns the combined preferences for the canonical path and the
 // rule that states them; ok is false when none does.
 func (u *usageRules) lookup(path string) (prefs usage.Prefs, rule usageText, ok bool) {
-	win := u.set.best(path)
-	if win < 0 {
+	h := u.set.best(path)
+	if h.kind == noHit {
 		return u.pathless, u.first, u.first.line != 0
 	}
+	win := u.set.idOf(h)
 	p := &u.pats[win]
 	prefs = p.prefs
 	if p.hi-p.lo > 1 {
@@ -274,7 +276,7 @@ func (u *usageRules) ties(path string, win int32, prefs usage.Prefs) usage.Prefs
 	nb := 0
 	flush := func() {
 		if ix == nil {
-			ix = newPathIndex(&u.set, path)
+			ix = newPathIndex(u.set.wild, path)
 		}
 		m := ix.matchLanes(batch[:nb])
 		for j := range nb {
@@ -355,14 +357,14 @@ func (m *Matcher) Usage(path string) UsageResult {
 		path = unsafe.String(unsafe.SliceData(b), len(b))
 	}
 	res := UsageResult{Allowed: m.allowedCanonical(path)}
-	if !res.Allowed || m.usage == nil {
+	if !res.Allowed || m.more == nil || m.more.usage == nil {
 		return res
 	}
-	prefs, rule, ok := m.usage.lookup(path)
+	prefs, rule, ok := m.more.usage.lookup(path)
 	if !ok {
 		return res
 	}
-	text := m.usage.set.text
+	text := m.more.usage.set.text
 	res.Prefs = prefs
 	res.Rule = parser.ContentUsage{Path: rule.path.in(text), Preferences: rule.prefs.in(text), Line: int(rule.line)}
 	return res
@@ -370,18 +372,21 @@ func (m *Matcher) Usage(path string) UsageResult {
 
 // allowedCanonical is Allowed for a canonical path.
 func (m *Matcher) allowedCanonical(path string) bool {
-	if path == "/robots.txt" || m.groups == 0 {
+	if path == "/robots.txt" || len(m.agents) == 0 {
 		return true
 	}
-	win := m.set.best(path)
-	return win < 0 || m.rules[win].allow()
+	h := m.set.best(path)
+	return h.kind == noHit || h.allow
 }
 
 // Signal returns the Content-Signal the selected groups state (Cloudflare's
 // record, not AIPREF): their records combined most restrictively, and the
 // first of them as written; the zero values when they have none.
 func (m *Matcher) Signal() (usage.Signal, parser.ContentSignal) {
-	return m.signal, m.signalRecord
+	if m.more == nil {
+		return usage.Signal{}, parser.ContentSignal{}
+	}
+	return m.more.signal, m.more.signalRecord
 }
 
 // compileSignal combines the Content-Signal records of r that belong to

@@ -190,6 +190,7 @@ func FuzzUsage(f *testing.F) {
 		{"/caf%C3%A9 train-ai=y\n/café search=n", "", "/café"},
 		{"* train-ai=n\n/*.pdf$ ai-use=n", "/*.pdf$", "/x.pdf"},
 		{"/\ttrain-ai=y, train-ai=n;p=1", "/x", "/"},
+		{"/0", "", "0"}, // a path without '/' is a URL: its path is "/"
 	} {
 		f.Add(seed[0], seed[1], seed[2])
 	}
