@@ -40,8 +40,9 @@ var allowedImports = map[string][]string{
 		"internal/authority", "internal/urlpath", "internal/bypass"},
 	"client": {".", "usage", "internal/bypass", "internal/urlpath"},
 	// The test site judges crawlers by the parser and matcher alone, so
-	// that its verdicts are the library's, not the Client's caching.
-	"robotstest": {"parser", "matcher"},
+	// that its verdicts are the library's, not the Client's caching, and
+	// reads caching headers with the freshness rules the Client uses.
+	"robotstest": {"parser", "matcher", "internal/freshness"},
 	// The command uses the public API only, so that what it prints is what
 	// a crawler using the library gets; the pure freshness rules the
 	// Client computes lifetimes with, to explain one; and the canonical

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlkit/robots/internal/freshness"
 	"github.com/crawlkit/robots/matcher"
 	"github.com/crawlkit/robots/parser"
 )
@@ -97,7 +98,8 @@ func (v Violation) String() string {
 //
 // A fetch of robots.txt is one too many when it comes while the previous
 // answer is still fresh: for the s-maxage, or else the max-age, of its
-// Cache-Control (no-store and no-cache make it never fresh), or, for a 429
+// Cache-Control, less its Age, as the library reads them (no-store and
+// no-cache make it never fresh), or, for a 429
 // or 5xx, until its Retry-After; for MaxLifetime at most. An answer without
 // those header fields may be fetched again at any time: RFC 9309 §2.4 lets
 // a crawler cache robots.txt, and does not make it.
@@ -273,31 +275,14 @@ func freshUntil(v *version, at time.Time) (time.Time, string) {
 		}
 		return at, ""
 	}
-	cc := strings.Join(v.header.Values("Cache-Control"), ", ")
-	maxAge, sMaxAge := time.Duration(-1), time.Duration(-1)
-	for d := range strings.SplitSeq(cc, ",") {
-		name, val, _ := strings.Cut(d, "=")
-		val = strings.Trim(strings.TrimSpace(val), `"`)
-		switch strings.ToLower(strings.TrimSpace(name)) {
-		case "no-store", "no-cache":
-			return at, ""
-		case "max-age":
-			if age, ok := deltaSeconds(val); ok {
-				maxAge = age
-			}
-		case "s-maxage": // a crawler is a shared cache (RFC 9111 §5.2.2.10)
-			if age, ok := deltaSeconds(val); ok {
-				sMaxAge = age
-			}
-		}
-	}
-	if sMaxAge >= 0 {
-		maxAge = sMaxAge
-	}
-	if maxAge <= 0 {
+	// The lifetime the library itself computes, less the minimum it keeps
+	// even for no-store; only an s-maxage or a max-age binds a crawler
+	// (RFC 9309 allows caching and does not require it).
+	lt := freshness.LifetimeOf(v.header, at, 0)
+	if (lt.Source != freshness.SMaxAge && lt.Source != freshness.MaxAge) || lt.TTL <= 0 {
 		return at, ""
 	}
-	return at.Add(maxAge), "Cache-Control: " + cc
+	return at.Add(lt.TTL), "Cache-Control: " + strings.Join(v.header.Values("Cache-Control"), ", ")
 }
 
 // deltaSeconds reads a number of seconds (RFC 9111 §1.2.2), at most
