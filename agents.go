@@ -200,7 +200,7 @@ func (c *Client) viewOf(key string, v *compiled) *matcher.Matcher {
 // Concurrent callers for one file wait for each other: a set compiles once
 // however many ask.
 func (c *Client) compileView(key string, v *compiled) *matcher.Matcher {
-	if len(v.body) == 0 {
+	if v.file.BodyLen() == 0 {
 		return v.rules // an empty file has no groups: the same answer for every agent
 	}
 	var m *matcher.Matcher
@@ -210,7 +210,7 @@ func (c *Client) compileView(key string, v *compiled) *matcher.Matcher {
 		if m = v.views.find(c.set); m != nil {
 			return false
 		}
-		m = matcher.Compile(parser.Parse(v.body), c.agents...)
+		m = matcher.Compile(parser.Parse(v.file.File()), c.agents...)
 		c.stats.agentCompiles.Add(1)
 		return v.views.add(c.set, m, c.viewBytes)
 	})

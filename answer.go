@@ -23,8 +23,8 @@ type compiled struct {
 	verdict  status.Verdict   // Rules, AllowAll or DisallowAll
 	rules    *matcher.Matcher // for Rules, for the core's agents
 	sitemaps []string
-	body     []byte // the body compiled (the record's own), to reuse rules for the same body
-	views    views  // for Rules, the rules for other agent sets, compiled on demand
+	file     *cache.Record // for Rules, the good record compiled, whose body views compile and a renewal reuses
+	views    views         // for Rules, the rules for other agent sets, compiled on demand
 
 	outage bool      // the record is of an outage
 	good   *compiled // the good copy's form during an outage, nil when none
@@ -80,13 +80,12 @@ func (c *core) compile(g *cache.Record, prev *compiled) *compiled {
 	if v.verdict != status.Rules {
 		return v
 	}
-	if prev != nil && prev.rules != nil && len(g.Body) > 0 && len(prev.body) == len(g.Body) &&
-		unsafe.SliceData(prev.body) == unsafe.SliceData(g.Body) {
+	if prev != nil && prev.rules != nil && g.SameBody(prev.file) {
 		return prev
 	}
 	var r *parser.Robots
-	if len(g.Body) > 0 {
-		r = parser.Parse(g.Body)
+	if body := g.File(); len(body) > 0 {
+		r = parser.Parse(body)
 		// Copies: the parsed file, which they point into, is not kept.
 		v.sitemaps = make([]string, len(r.Sitemaps))
 		for i, u := range r.Sitemaps {
@@ -94,7 +93,7 @@ func (c *core) compile(g *cache.Record, prev *compiled) *compiled {
 		}
 	}
 	// An empty file is a file without groups: everything allowed.
-	v.rules, v.body = matcher.Compile(r, c.ownAgents...), g.Body
+	v.rules, v.file = matcher.Compile(r, c.ownAgents...), g
 	return v
 }
 

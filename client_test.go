@@ -573,16 +573,17 @@ func TestSchemesKeptApart(t *testing.T) {
 // authorities go, and are fetched again when asked about.
 func TestEviction(t *testing.T) {
 	rt, hc := newRouter(t)
-	// Files of 480 KB of distinct rules take about 1 MB each with their
-	// compiled rules: the smallest budget (16 × 500 KiB) holds about
-	// eight, so twelve overflow it.
+	// Files of 480 KB of distinct rules that neither compress nor share
+	// much of a trie take about 0.66 MB each with their compiled rules and
+	// their body compressed: the smallest budget (16 × 500 KiB) holds
+	// about twelve, so sixteen overflow it.
 	var big strings.Builder
-	big.WriteString("User-agent: *\n")
+	big.WriteString("User-agent: *\nDisallow: /private/a-rather-long-path-to-fill-the-file/0\n")
 	for i := 0; big.Len() < 480<<10; i++ {
-		fmt.Fprintf(&big, "Disallow: /private/a-rather-long-path-to-fill-the-file/%d\n", i)
+		fmt.Fprintf(&big, "Disallow: /private/a-rather-long-path-to-fill-the-file/%016x\n", scramble(uint64(i)))
 	}
 	s := newSite(t, robotsTxt(big.String()))
-	const hosts = 12
+	const hosts = 16
 	for i := 0; i < hosts; i++ {
 		rt.route(fmt.Sprintf("h%d.test:80", i), hostOf(s.Server))
 	}

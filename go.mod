@@ -11,6 +11,7 @@ require (
 )
 
 require (
+	github.com/klauspost/compress v1.20.4 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/text v0.43.0 // indirect
 )

@@ -69,23 +69,17 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // MarshalBinary encodes r. It fails only for a record that would not decode:
 // one that breaks the limits or invariants UnmarshalBinary checks.
 func (r *Record) MarshalBinary() ([]byte, error) {
-	return r.AppendBinary(make([]byte, 0, 256+len(r.Body)+r.Good.bodyLen()))
+	return r.AppendBinary(make([]byte, 0, 256+r.BodyLen()+r.Good.BodyLen()))
 }
 
 // AppendBinary appends the encoding of r to b, as MarshalBinary makes it;
 // on failure it returns b unchanged.
 func (r *Record) AppendBinary(b []byte) ([]byte, error) {
+	r = r.Expand()
 	if err := r.validate(true); err != nil {
 		return b, err
 	}
 	return r.appendBinary(b), nil
-}
-
-func (r *Record) bodyLen() int {
-	if r == nil {
-		return 0
-	}
-	return len(r.Body)
 }
 
 func (r *Record) appendBinary(b []byte) []byte {

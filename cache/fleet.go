@@ -109,5 +109,5 @@ func (r *Record) Check(now time.Time) error {
 	case r.FreshUntil.Sub(r.FetchedAt) > freshness.DefaultLifetime:
 		return fmt.Errorf("%w: the record of %q is fresh for %v, over %v", ErrMalformedRecord, r.Authority, r.FreshUntil.Sub(r.FetchedAt), freshness.DefaultLifetime)
 	}
-	return r.validate(true)
+	return r.Expand().validate(true)
 }

@@ -67,6 +67,10 @@ type Record struct {
 	// fetch that said something about the file (a file, an empty file, a
 	// 4xx). Nil when there is none, and always nil in a good record.
 	Good *Record
+
+	// A compact record's Body and Header (see Compact).
+	zbody   []byte
+	zheader string
 }
 
 // KeptHeaders are the response headers a Record keeps: those freshness,
@@ -92,10 +96,10 @@ func (r *Record) GoodCopy() *Record {
 // Validators returns those of r's good copy, to send on a refetch.
 func (r *Record) Validators() fetch.Validators {
 	g := r.GoodCopy()
-	if g == nil || g.Header == nil {
+	if g == nil {
 		return fetch.Validators{}
 	}
-	return fetch.Validators{ETag: g.Header.Get("Etag"), LastModified: g.Header.Get("Last-Modified")}
+	return fetch.Validators{ETag: g.header("Etag"), LastModified: g.header("Last-Modified")}
 }
 
 // Size is the number of bytes r holds in memory: its own fields and
@@ -105,6 +109,7 @@ func (r *Record) Size() int64 {
 		return 0
 	}
 	n := int64(unsafe.Sizeof(*r)) + int64(len(r.Authority)+len(r.URL)+len(r.FinalURL)+len(r.Outcome)+cap(r.Body))
+	n += int64(cap(r.zbody) + len(r.zheader))
 	n += int64(cap(r.Redirects)) * int64(unsafe.Sizeof(fetch.Hop{}))
 	for _, h := range r.Redirects {
 		n += int64(len(h.URL) + len(h.Location))

@@ -300,6 +300,10 @@ func FuzzRecord(f *testing.F) {
 			if r.Size() <= 0 {
 				t.Fatal("a record of no size")
 			}
+			// As a cache holds it: the same record.
+			if c, err := r.Compact().MarshalBinary(); err != nil || !bytes.Equal(c, b) {
+				t.Fatalf("compact, encodes differently (%v):\n%q\n%q", err, b, c)
+			}
 		}
 	})
 }

@@ -388,6 +388,8 @@ func (c *Cache[V]) run(fl *flight[V]) {
 	if !ok {
 		return // queued for a slot, or ended
 	}
+	rec = rec.Compact() // as derive stores it, so that it is published below
+
 	e, err := c.derive(rec, held)
 	if err != nil {
 		if e, err = c.derive(c.failed(fl.key, heldRec), held); err != nil {
@@ -413,7 +415,7 @@ func (c *Cache[V]) run(fl *flight[V]) {
 			l, _ := fl.lease.end()
 			c.release(l)
 		} else {
-			c.share(fl, rec)
+			c.share(fl, rec.Expand()) // a Fleet reads Body and Header
 		}
 		c.shared(fl.lease)
 	}
@@ -506,8 +508,10 @@ func (c *Cache[V]) supersede(key string) {
 	}
 }
 
-// derive makes the entry of rec, containing a panic of Config.Derive.
+// derive makes the entry of rec, compact (see cache.Record.Compact),
+// containing a panic of Config.Derive.
 func (c *Cache[V]) derive(rec *cache.Record, held *Entry[V]) (e *Entry[V], err error) {
+	rec = rec.Compact()
 	defer func() {
 		if p := recover(); p != nil {
 			c.panics.Add(1)

@@ -124,7 +124,7 @@ func failure(key string, code int, header ...string) *fetch.Result {
 // bodyOf is the body of rec's good copy, "" when there is none.
 func bodyOf(rec *cache.Record) string {
 	if g := rec.GoodCopy(); g != nil {
-		return string(g.Body)
+		return string(g.File())
 	}
 	return ""
 }
@@ -426,7 +426,7 @@ func TestSeedAndRecords(t *testing.T) {
 	assert.Equal(t, 2, n, "the record older than the one held is not added")
 	e, served := lookup(t, c, keyB)
 	assert.Equal(t, engine.Hit, served, "a seeded fresh record answers without a fetch")
-	assert.Equal(t, string(newer.Body), e.Value.body)
+	assert.Equal(t, string(newer.File()), e.Value.body)
 	assert.Equal(t, 0, o.fetches(keyB))
 
 	recs := c.Records()
@@ -544,7 +544,7 @@ func TestFleetLateHolder(t *testing.T) {
 	assert.Equal(t, uint64(1), a.Stats().LeasesLost)
 	rec, err := f.Get(context.Background(), keyA)
 	require.NoError(t, err)
-	assert.Contains(t, string(rec.Body), "/call-2", "the successor's record stays")
+	assert.Contains(t, string(rec.File()), "/call-2", "the successor's record stays")
 }
 
 // While another process refreshes, a process with no copy of its own
@@ -780,7 +780,7 @@ func TestFleetRepairsABadRecord(t *testing.T) {
 	rec, err := f.Get(context.Background(), keyA)
 	require.NoError(t, err)
 	require.NotNil(t, rec, "and published")
-	assert.Contains(t, string(rec.Body), "/call-1")
+	assert.Contains(t, string(rec.File()), "/call-1")
 }
 
 // A publication that fails releases the lease: the others need not wait
@@ -964,7 +964,7 @@ func TestPublishAfterTheAnswer(t *testing.T) {
 	rec, err := f.Get(context.Background(), keyA)
 	require.NoError(t, err)
 	require.NotNil(t, rec)
-	assert.Contains(t, string(rec.Body), "/call-1")
+	assert.Contains(t, string(rec.File()), "/call-1")
 }
 
 // keyedFleet is a MemoryFleet whose Publish of each key waits until the

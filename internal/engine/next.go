@@ -49,7 +49,8 @@ type Policy struct {
 // value over the limit dropped, a header that is read once keeps its first
 // value, redirects past the limit are dropped, and a status code of more
 // than three digits (from a caller's RoundTripper) is recorded as none, so that one hostile
-// response never makes a record that cannot be exported or shared.
+// response never makes a record that cannot be exported or shared. It is
+// compact (cache.Record.Compact), as the Cache holds records.
 func (p Policy) Next(key string, held *cache.Record, res *fetch.Result, out status.Outcome, now time.Time) *cache.Record {
 	var h http.Header
 	if res != nil {
@@ -57,10 +58,10 @@ func (p Policy) Next(key string, held *cache.Record, res *fetch.Result, out stat
 	}
 	if out.Verdict == status.NotModified {
 		if g := held.GoodCopy(); g != nil {
-			r := *g
-			r.Header = updateHeaders(g.Header, h)
-			r.FetchedAt, r.FreshUntil = now, now.Add(freshness.LifetimeOf(r.Header, now, p.MinTTL).TTL)
-			return &r
+			header := updateHeaders(g.Headers(), h)
+			r := g.WithHeader(header) // the same body: what was compiled of it holds
+			r.FetchedAt, r.FreshUntil = now, now.Add(freshness.LifetimeOf(header, now, p.MinTTL).TTL)
+			return r
 		}
 		// Validators are sent only with a copy held, so this cannot happen;
 		// should it, the 304 says nothing: count it as a failure.
@@ -75,12 +76,11 @@ func (p Policy) Next(key string, held *cache.Record, res *fetch.Result, out stat
 	}
 	if !out.Unreachable() {
 		if out.Class == status.Success && res != nil {
-			// A copy: the fetch's buffer has room to spare, and the Result
-			// is the caller's to keep.
-			r.Body, r.Truncated = slices.Clone(res.Body), res.Truncated
+			// Not kept: Compact copies it, and the Result is the caller's.
+			r.Body, r.Truncated = res.Body, res.Truncated
 		}
 		r.FreshUntil = now.Add(freshness.LifetimeOf(h, now, p.MinTTL).TTL)
-		return r
+		return r.Compact()
 	}
 	r.Class, r.Failures, r.UnreachableSince = status.Unreachable, 1, now
 	if held != nil {

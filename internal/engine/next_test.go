@@ -54,18 +54,23 @@ func TestNextGood(t *testing.T) {
 	assert.Equal(t, key, r.Authority)
 	assert.Equal(t, now, r.FetchedAt)
 	assert.Equal(t, now.Add(10*time.Minute), r.FreshUntil)
-	assert.Equal(t, `"v1"`, r.Header.Get("Etag"))
-	assert.Empty(t, r.Header.Get("Set-Cookie"), "only the headers caching needs are kept")
+	assert.Equal(t, `"v1"`, r.Headers().Get("Etag"))
+	assert.Empty(t, r.Headers().Get("Set-Cookie"), "only the headers caching needs are kept")
 	assert.Zero(t, r.Failures)
 	assert.Nil(t, r.Good)
 	assert.Equal(t, fetch.Validators{ETag: `"v1"`}, r.Validators())
+	// Held compact, as the cache holds records; the same record expanded.
+	assert.Nil(t, r.Body)
+	assert.Nil(t, r.Header)
+	assert.Equal(t, "User-agent: *\nDisallow: /x\n", string(r.Expand().Body))
+	assert.Equal(t, http.Header{"Cache-Control": {"max-age=600"}, "Etag": {`"v1"`}}, r.Expand().Header)
 
 	// The record owns its memory: the Result is the caller's to change.
 	res.Body[0], res.Redirects[0].URL = 'X', "changed"
 	res.Header.Set("Etag", "changed")
-	assert.Equal(t, byte('U'), r.Body[0])
+	assert.Equal(t, byte('U'), r.File()[0])
 	assert.Equal(t, key+"/old", r.Redirects[0].URL)
-	assert.Equal(t, `"v1"`, r.Header.Get("Etag"))
+	assert.Equal(t, `"v1"`, r.Headers().Get("Etag"))
 
 	// A 404 is as good as a file for caching (RFC 9309 §2.3.1.3).
 	r = next(nil, result(404, "", "Cache-Control", "max-age=120"), now)
@@ -87,15 +92,16 @@ func TestNext304(t *testing.T) {
 		assert.Equal(t, status.Success, r.Class)
 		assert.Equal(t, later, r.FetchedAt)
 		assert.Equal(t, later.Add(10*time.Minute), r.FreshUntil, "the stored Age is the old response's: dropped")
-		assert.Equal(t, held.Body, r.Body)
-		assert.Equal(t, `"v1"`, r.Header.Get("Etag"))
+		assert.Equal(t, held.File(), r.File())
+		assert.True(t, r.SameBody(held), "a renewal shares the body held: what was compiled of it holds")
+		assert.Equal(t, `"v1"`, r.Headers().Get("Etag"))
 	})
 	t.Run("the 304's headers replace the stored ones", func(t *testing.T) {
 		r := next(held, result(304, "", "Cache-Control", "max-age=60", "ETag", `"v2"`, "Age", "30"), later)
 		assert.Equal(t, later.Add(30*time.Second+30*time.Second), r.FreshUntil, "max-age=60 less the 304's Age, clamped to MinTTL")
-		assert.Equal(t, `"v2"`, r.Header.Get("Etag"))
-		assert.Equal(t, "max-age=60", r.Header.Get("Cache-Control"))
-		assert.Equal(t, `"v1"`, held.Header.Get("Etag"), "the held record is unchanged")
+		assert.Equal(t, `"v2"`, r.Headers().Get("Etag"))
+		assert.Equal(t, "max-age=60", r.Headers().Get("Cache-Control"))
+		assert.Equal(t, `"v1"`, held.Headers().Get("Etag"), "the held record is unchanged")
 	})
 	t.Run("a 304 ends an outage and renews its good copy", func(t *testing.T) {
 		out := next(held, result(503, ""), later)
@@ -105,7 +111,8 @@ func TestNext304(t *testing.T) {
 		assert.Zero(t, r.Failures)
 		assert.True(t, r.UnreachableSince.IsZero())
 		assert.Nil(t, r.Good)
-		assert.Equal(t, held.Body, r.Body)
+		assert.Equal(t, held.File(), r.File())
+		assert.True(t, r.SameBody(held), "a renewal shares the body held: what was compiled of it holds")
 	})
 	t.Run("a 304 with nothing held is a failure", func(t *testing.T) {
 		r := next(nil, result(304, ""), later)
@@ -137,7 +144,7 @@ func TestNextOutage(t *testing.T) {
 	// Retry-After, not backoff (RFC 9110 §10.2.3).
 	third := next(second, result(429, "", "Retry-After", "7200"), now.Add(27*time.Hour))
 	assert.Equal(t, now.Add(29*time.Hour), third.FreshUntil)
-	assert.Equal(t, "7200", third.Header.Get("Retry-After"))
+	assert.Equal(t, "7200", third.Headers().Get("Retry-After"))
 
 	// No result at all: unreachable, from the URL alone.
 	none := policy.Next(key, nil, nil, status.Classify(nil, now), now)
@@ -176,10 +183,10 @@ func TestNextStaysEncodable(t *testing.T) {
 	r := policy.Next(key, nil, res, out, now)
 	_, err := r.MarshalBinary()
 	require.NoError(t, err)
-	assert.Equal(t, []string{"1"}, r.Header.Values("Age"), "read once: its first value")
-	assert.Len(t, r.Header.Values("Cache-Control"), cache.MaxHeaderValues-len(cache.KeptHeaders)+1)
-	assert.Empty(t, r.Header.Get("Etag"), "over the limit: dropped, not cut")
-	assert.Empty(t, r.Header.Get("Date"))
+	assert.Equal(t, []string{"1"}, r.Headers().Values("Age"), "read once: its first value")
+	assert.Len(t, r.Headers().Values("Cache-Control"), cache.MaxHeaderValues-len(cache.KeptHeaders)+1)
+	assert.Empty(t, r.Headers().Get("Etag"), "over the limit: dropped, not cut")
+	assert.Empty(t, r.Headers().Get("Date"))
 	assert.Len(t, r.Outcome, cache.MaxStringBytes)
 	assert.Len(t, r.FinalURL, cache.MaxStringBytes)
 	assert.Len(t, r.Redirects, cache.MaxRedirects)

@@ -27,7 +27,7 @@ func (c *Cache[V]) admit(rec *cache.Record, key string, now time.Time) error {
 		return fmt.Errorf("%w: the record for %q is about %q", cache.ErrMalformedRecord, key, rec.Authority)
 	case !canonical(key):
 		return fmt.Errorf("%w: %q is not an authority in canonical form", cache.ErrMalformedRecord, key)
-	case int64(len(rec.Body)) > c.cfg.MaxBody || rec.Good != nil && int64(len(rec.Good.Body)) > c.cfg.MaxBody:
+	case int64(rec.BodyLen()) > c.cfg.MaxBody || int64(rec.Good.BodyLen()) > c.cfg.MaxBody:
 		return fmt.Errorf("%w: the record of %q holds a body over the cap of %d bytes", cache.ErrMalformedRecord, key, c.cfg.MaxBody)
 	}
 	return rec.Check(now)

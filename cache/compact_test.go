@@ -1,0 +1,107 @@
+package cache_test
+
+import (
+	"bytes"
+	"net/http"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/crawlkit/robots/cache"
+	"github.com/crawlkit/robots/cache/fleettest"
+	"github.com/crawlkit/robots/internal/sharedtest"
+)
+
+// A compact record is the record it was made from, for everything that reads
+// it: its encoding, its body and headers through File and Headers, its
+// validators; only Body and Header read nil.
+func TestCompactIsTheSameRecord(t *testing.T) {
+	recs := []*cache.Record{outageRecord(), fleettest.Sample("https://a.example", now)}
+	for _, body := range sharedtest.CorpusSample(t, 50) {
+		r := fleettest.Sample("https://a.example", now)
+		r.Body = body
+		recs = append(recs, r)
+	}
+	for _, r := range recs {
+		want := encode(t, r)
+		c := r.Compact()
+		require.NotSame(t, r, c)
+		assert.Equal(t, want, encode(t, r), "the record compacted is unchanged")
+		assert.Equal(t, want, encode(t, c), "a compact record encodes as the record")
+		assert.Equal(t, want, encode(t, c.Expand()))
+		assert.Same(t, c, c.Compact(), "compact already")
+		assert.Nil(t, c.GoodCopy().Body)
+		assert.Nil(t, c.Header)
+		g, cg := r.GoodCopy(), c.GoodCopy()
+		assert.Equal(t, g.Body, cg.File())
+		assert.Equal(t, len(g.Body), cg.BodyLen())
+		assert.Equal(t, g.Header, cg.Headers())
+		assert.Equal(t, r.Header, c.Headers())
+		assert.Equal(t, r.Validators(), c.Validators())
+		assert.NoError(t, c.Check(now))
+		if len(g.Body) > 0 {
+			assert.True(t, cg.SameBody(c.GoodCopy()))
+			assert.False(t, cg.SameBody(g), "equal bytes in other memory are not the same body")
+			assert.False(t, cg.SameBody(cg.Expand()), "an expanded copy holds its body apart")
+		}
+	}
+	var none *cache.Record
+	assert.Nil(t, none.Compact())
+	assert.Zero(t, none.BodyLen())
+	bare := &cache.Record{Authority: "https://a.example"}
+	assert.Same(t, bare, bare.Compact(), "nothing to compact")
+	assert.Same(t, bare, bare.Expand())
+}
+
+// WithHeader renews a record, compact or not: the same body, new headers.
+func TestWithHeader(t *testing.T) {
+	fresh := http.Header{"Cache-Control": {"max-age=60"}, "Etag": {`"v2"`}}
+	for _, r := range []*cache.Record{fleettest.Sample("https://a.example", now), fleettest.Sample("https://a.example", now).Compact()} {
+		renewed := r.WithHeader(fresh)
+		assert.True(t, renewed.SameBody(r))
+		assert.Equal(t, fresh, renewed.Headers())
+		assert.Equal(t, `"v2"`, renewed.Validators().ETag)
+		assert.Equal(t, `"v1"`, r.Validators().ETag, "the record renewed is unchanged")
+		assert.Equal(t, r.Header == nil, renewed.Header == nil, "in the form of the record renewed")
+	}
+}
+
+// On the real-world corpus a compact record, body and headers held as a
+// Client keeps them, weighs under half of the record, and Size is what it
+// takes on the heap.
+func TestCompactSize(t *testing.T) {
+	files := sharedtest.CorpusSample(t, 1)
+	var full, compact int64
+	recs := make([]*cache.Record, len(files))
+	_, heap := sharedtest.Memory(func() {
+		for i, body := range files {
+			r := fleettest.Sample("https://a.example", now)
+			r.Header.Set("Date", httpDate(now))
+			r.Header.Set("Last-Modified", httpDate(now))
+			r.Body = body
+			full += r.Size()
+			recs[i] = r.Compact()
+			compact += recs[i].Size()
+		}
+	})
+	t.Logf("%d corpus records: %d B each, %d compact, %d on the heap", len(files),
+		full/int64(len(files)), compact/int64(len(files)), heap/int64(len(files)))
+	assert.Less(t, compact, full*45/100)
+	// Beside the records, what the test keeps: the sample's strings.
+	assert.InDelta(t, float64(heap), float64(compact), float64(compact)/5)
+	runtime.KeepAlive(recs)
+	runtime.KeepAlive(files) // held before and after: not in heap
+}
+
+// A compact record is made without keeping the body given: it may be a
+// fetch's buffer, which is the caller's.
+func TestCompactKeepsNoBuffer(t *testing.T) {
+	body := bytes.Repeat([]byte("Disallow: /x\n"), 50)
+	r := fleettest.Sample("https://a.example", now)
+	r.Body = body
+	c := r.Compact()
+	copy(body, "XXXXXXXX")
+	assert.Equal(t, bytes.Repeat([]byte("Disallow: /x\n"), 50), c.File())
+}
