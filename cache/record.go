@@ -108,7 +108,10 @@ func (r *Record) Size() int64 {
 	if r == nil {
 		return 0
 	}
-	n := int64(unsafe.Sizeof(*r)) + int64(len(r.Authority)+len(r.URL)+len(r.FinalURL)+len(r.Outcome)+cap(r.Body))
+	n := int64(unsafe.Sizeof(*r)) + int64(len(r.Authority)+len(r.URL)+len(r.Outcome)+cap(r.Body))
+	if unsafe.StringData(r.FinalURL) != unsafe.StringData(r.URL) {
+		n += int64(len(r.FinalURL)) // else one string, counted once
+	}
 	n += int64(cap(r.zbody) + len(r.zheader))
 	n += int64(cap(r.Redirects)) * int64(unsafe.Sizeof(fetch.Hop{}))
 	for _, h := range r.Redirects {

@@ -97,7 +97,11 @@ func (l *local[V]) has(key string) bool {
 
 // sizeOf is what an entry for key counts against the budget.
 func sizeOf[V Sizer](key string, e *Entry[V]) int64 {
-	return entryOverhead + int64(len(key)) + e.Record.Size() + e.Value.Size()
+	n := entryOverhead + e.Record.Size() + e.Value.Size()
+	if key != e.Record.Authority {
+		n += int64(len(key)) // else put keeps the record's, counted with it
+	}
+	return n
 }
 
 // fits reports whether an entry of size bytes fits in the tier, beside
@@ -115,6 +119,9 @@ func (l *local[V]) fits(size int64) bool { return size <= l.budget-l.others.Load
 // put and a resize of its own is then counted at its full size by
 // whichever of the two comes last.
 func (l *local[V]) put(key string, e *Entry[V], noted func(kept bool)) bool {
+	if key == e.Record.Authority {
+		key = e.Record.Authority // one string for both
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	size := sizeOf(key, e)
