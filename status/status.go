@@ -32,6 +32,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/crawlkit/robots/fetch"
@@ -203,12 +204,34 @@ func (o Options) Classify(r *fetch.Result, now time.Time) Outcome {
 		out.Verdict, out.Class = DisallowAll, Unreachable
 	}
 	if out.Reason == "" {
-		out.Reason = statusText(code) + ": " + out.Class.String()
+		out.Reason = reasonOf(code, out.Class)
 	}
 	if out.Class == Unreachable {
 		out.RetryAfter = retryAfter(r.Header, now)
 	}
 	return out
+}
+
+// reasons holds the Reasons of the statuses with a name, made once: a cache
+// keeps one per authority, and they are few ("200 OK: success").
+var reasons sync.Map // reasonKey -> string
+
+type reasonKey struct {
+	code  int
+	class Class
+}
+
+// reasonOf returns the Reason of a response of status code in class.
+func reasonOf(code int, class Class) string {
+	k := reasonKey{code, class}
+	if s, ok := reasons.Load(k); ok {
+		return s.(string)
+	}
+	s := statusText(code) + ": " + class.String()
+	if http.StatusText(code) != "" { // the others may be any of a thousand
+		reasons.Store(k, s)
+	}
+	return s
 }
 
 // statusText returns "503 Service Unavailable", or "599" for a status

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/crawlkit/robots/fetch"
 	"github.com/stretchr/testify/assert"
@@ -186,4 +187,16 @@ func TestNames(t *testing.T) {
 	assert.Equal(t, "503 Service Unavailable: unreachable", Classify(result(503, ""), now).Reason)
 	assert.Equal(t, "599: unreachable", Classify(result(599, ""), now).Reason)
 	assert.Equal(t, "dns: unreachable (cause)", Classify(failure(fetch.DNS, 0), now).Reason)
+}
+
+// A cache keeps a Reason per authority: those of named statuses are made
+// once and shared; the others are made each time, so that a server's odd
+// statuses cannot grow the table.
+func TestReasonsShared(t *testing.T) {
+	a, b := Classify(result(200, "x"), now), Classify(result(200, "y"), now)
+	assert.Equal(t, "200 OK: success", a.Reason)
+	assert.Same(t, unsafe.StringData(a.Reason), unsafe.StringData(b.Reason))
+	odd1, odd2 := Classify(result(299, "x"), now), Classify(result(299, "x"), now)
+	assert.Equal(t, odd1.Reason, odd2.Reason)
+	assert.NotSame(t, unsafe.StringData(odd1.Reason), unsafe.StringData(odd2.Reason))
 }
