@@ -1,13 +1,10 @@
 package engine
 
 import (
-	"math"
 	"sync"
 	"sync/atomic"
 
 	"github.com/crawlkit/robots/cache"
-
-	"github.com/hashicorp/golang-lru/v2/simplelru"
 )
 
 // Sizer is a value that knows how many bytes it holds in memory.
@@ -30,24 +27,27 @@ type Entry[V Sizer] struct {
 }
 
 // entryOverhead is what the local tier spends on an entry besides its
-// record, its value and its key: the Entry, the slot, and the bookkeeping of
-// the map and of the recency list. Tests compare it with the heap.
-const entryOverhead = 320
+// record, its value and its key: the Entry, the slot, which is also the
+// recency list's element, and the map's node. Tests compare it with the heap
+// (182 B on amd64).
+const entryOverhead = 192
 
 // local is the byte-bounded tier: entries are counted as their record, their
 // value and their key weigh, plus entryOverhead, and the least recently used
 // go first when the total passes the budget.
 //
-// Reads take no lock. The recency order lives in a simplelru behind a mutex,
-// so Get does not visit it on every call, which would serialize every
-// goroutine asking about one host; entries live in a sync.Map, and a read
-// moves its entry to the front of the order only the first time it is read
-// after a Put. Evictions happen only in Put, so the order they see is exact
-// at the granularity that matters.
+// Reads take no lock. The recency order is a list through the slots behind
+// a mutex, so Get does not visit it on every call, which would serialize
+// every goroutine asking about one host; slots live in a sync.Map, and a
+// read moves its slot to the front of the order only the first time it is
+// read after a Put. Evictions happen only in Put, so the order they see is
+// exact at the granularity that matters. The list is the slots' own, not a
+// map and list beside them: an entry costs about 100 bytes less.
 type local[V Sizer] struct {
 	mu      sync.Mutex // serializes Put, Delete and promotions
-	front   sync.Map   // string -> *slot[V]
-	order   *simplelru.LRU[string, *slot[V]]
+	front   sync.Map   // string -> *slot[V]; changed under mu
+	order   slot[V]    // the list's sentinel: next is the most recently used, prev the least
+	n       int        // slots in the list, under mu
 	budget  int64
 	bytes   atomic.Int64 // written under mu
 	epoch   atomic.Uint64
@@ -62,16 +62,52 @@ type local[V Sizer] struct {
 }
 
 type slot[V Sizer] struct {
-	entry atomic.Pointer[Entry[V]]
-	epoch atomic.Uint64 // the epoch of the last promotion
-	size  int64         // under mu
+	entry      atomic.Pointer[Entry[V]]
+	epoch      atomic.Uint64 // the epoch of the last promotion
+	size       int64         // under mu
+	key        string
+	prev, next *slot[V] // in the recency order, under mu; nil once removed
 }
 
 func newLocal[V Sizer](budget int64) *local[V] {
 	l := &local[V]{budget: budget, others: new(atomic.Int64)}
-	// The count bound is not used: bytes bound the tier.
-	l.order, _ = simplelru.NewLRU[string, *slot[V]](math.MaxInt, nil)
+	l.order.prev, l.order.next = &l.order, &l.order
 	return l
+}
+
+// peek returns key's slot without making it more recently used; l.mu is
+// held.
+func (l *local[V]) peek(key string) (*slot[V], bool) {
+	v, ok := l.front.Load(key)
+	if !ok {
+		return nil, false
+	}
+	return v.(*slot[V]), true
+}
+
+// toFront makes s, if it is in the list, the most recently used; l.mu is
+// held.
+func (l *local[V]) toFront(s *slot[V]) {
+	if s.next == nil {
+		return // removed since it was read
+	}
+	s.prev.next, s.next.prev = s.next, s.prev
+	l.link(s)
+}
+
+// link puts s at the front of the list; l.mu is held.
+func (l *local[V]) link(s *slot[V]) {
+	s.prev, s.next = &l.order, l.order.next
+	l.order.next.prev = s
+	l.order.next = s
+}
+
+// unlink takes s out of the list and front; l.mu is held.
+func (l *local[V]) unlink(s *slot[V]) {
+	s.prev.next, s.next.prev = s.next, s.prev
+	s.prev, s.next = nil, nil
+	l.n--
+	l.front.CompareAndDelete(s.key, s)
 }
 
 func (l *local[V]) get(key string) (*Entry[V], bool) {
@@ -82,7 +118,7 @@ func (l *local[V]) get(key string) (*Entry[V], bool) {
 	s := v.(*slot[V])
 	if cur, seen := l.epoch.Load(), s.epoch.Load(); seen != cur && s.epoch.CompareAndSwap(seen, cur) {
 		l.mu.Lock() // the first read since the last Put: promote
-		l.order.Get(key)
+		l.toFront(s)
 		l.mu.Unlock()
 	}
 	return s.entry.Load(), true
@@ -135,12 +171,12 @@ func (l *local[V]) put(key string, e *Entry[V], noted func(kept bool)) bool {
 		return false
 	}
 	l.epoch.Add(1)
-	s, ok := l.order.Peek(key)
+	s, ok := l.peek(key)
 	if ok {
 		l.bytes.Add(size - s.size)
-		l.order.Get(key)
+		l.toFront(s)
 	} else {
-		s = &slot[V]{}
+		s = &slot[V]{key: key}
 	}
 	// The entry first: get reads the slot without a lock as soon as front
 	// holds it.
@@ -149,7 +185,8 @@ func (l *local[V]) put(key string, e *Entry[V], noted func(kept bool)) bool {
 	s.epoch.Store(l.epoch.Load())
 	if !ok {
 		l.bytes.Add(size)
-		l.order.Add(key, s)
+		l.link(s)
+		l.n++
 		l.front.Store(key, s)
 	}
 	l.evict()
@@ -170,7 +207,7 @@ func (l *local[V]) put(key string, e *Entry[V], noted func(kept bool)) bool {
 func (l *local[V]) resize(key string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	s, ok := l.order.Peek(key)
+	s, ok := l.peek(key)
 	if !ok {
 		return false
 	}
@@ -188,7 +225,7 @@ func (l *local[V]) resize(key string) bool {
 	}
 	l.bytes.Add(size - s.size)
 	s.size = size
-	l.order.Get(key)
+	l.toFront(s)
 	l.evict()
 	return true
 }
@@ -196,13 +233,13 @@ func (l *local[V]) resize(key string) bool {
 // evict removes the least recently used entries until the tier, with what
 // the budget holds besides, is within its budget; l.mu is held.
 func (l *local[V]) evict() {
-	for l.bytes.Load()+l.others.Load() > l.budget && l.order.Len() > 0 {
-		k, old, _ := l.order.RemoveOldest()
-		l.front.CompareAndDelete(k, old)
+	for l.bytes.Load()+l.others.Load() > l.budget && l.n > 0 {
+		old := l.order.prev
+		l.unlink(old)
 		l.bytes.Add(-old.size)
 		l.evicted.Add(1)
 		if l.spill != nil {
-			l.spill(k, old.entry.Load())
+			l.spill(old.key, old.entry.Load())
 		}
 	}
 }
@@ -215,9 +252,8 @@ func (l *local[V]) delete(key string) {
 
 // remove deletes key's entry; l.mu is held. A removal is not an eviction.
 func (l *local[V]) remove(key string) {
-	if s, ok := l.order.Peek(key); ok {
-		l.order.Remove(key)
-		l.front.CompareAndDelete(key, s)
+	if s, ok := l.peek(key); ok {
+		l.unlink(s)
 		l.bytes.Add(-s.size)
 	}
 }
@@ -225,17 +261,16 @@ func (l *local[V]) remove(key string) {
 func (l *local[V]) len() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.order.Len()
+	return l.n
 }
 
 // snapshot returns the keys and entries held, least recently used first.
 func (l *local[V]) snapshot() ([]string, []*Entry[V]) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	keys, slots := l.order.Keys(), l.order.Values()
-	entries := make([]*Entry[V], len(slots))
-	for i, s := range slots {
-		entries[i] = s.entry.Load()
+	keys, entries := make([]string, 0, l.n), make([]*Entry[V], 0, l.n)
+	for s := l.order.prev; s != &l.order; s = s.prev {
+		keys, entries = append(keys, s.key), append(entries, s.entry.Load())
 	}
 	return keys, entries
 }

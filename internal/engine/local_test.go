@@ -108,9 +108,11 @@ func TestLocalOverheadFollowsTheHeap(t *testing.T) {
 	// the tier's own bookkeeping.
 	var own int64
 	for i := range keys {
-		own += sizeOf(keys[i], entries[i]) - entries[i].Record.Size() - entries[i].Value.Size() - int64(len(keys[i]))
+		require.Equal(t, keys[i], entries[i].Record.Authority, "the key is the record's, counted with it")
+		own += sizeOf(keys[i], entries[i]) - entries[i].Record.Size() - entries[i].Value.Size()
 	}
 	heap := float64(kept)
+	t.Logf("the tier: heap %.0f B/entry, counted %d", heap/n, own/n)
 	assert.InDelta(t, heap, float64(own), heap/4, "the tier's bookkeeping: heap %.0f B/entry, counted %d", heap/n, own/n)
 	runtime.KeepAlive(entries)
 	runtime.KeepAlive(l)
@@ -339,4 +341,87 @@ func TestLocalGetNeverNil(t *testing.T) {
 	close(stop)
 	wg.Wait()
 	assert.Zero(t, nils.Load(), "a slot read before its entry was stored")
+}
+
+// The recency list against a model of it: after any sequence of puts, reads,
+// deletes and resizes, the tier holds the entries the model holds, in the
+// model's order, and counts their bytes exactly.
+func TestLocalOrderFollowsAModel(t *testing.T) {
+	one := sizeOf("k0", entryOf("k0", 100))
+	type held struct {
+		key  string
+		size int64
+		seen uint64 // the epoch of its last promotion
+	}
+	for seed := range uint64(20) {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		l := newLocal[blob](8 * one)
+		var model []held // least recently used first
+		var epoch uint64
+		find := func(k string) int {
+			for i, h := range model {
+				if h.key == k {
+					return i
+				}
+			}
+			return -1
+		}
+		toFront := func(i int) {
+			h := model[i]
+			model = append(append(model[:i:i], model[i+1:]...), h)
+		}
+		total := func() int64 {
+			var n int64
+			for _, h := range model {
+				n += h.size
+			}
+			return n
+		}
+		for step := range 400 {
+			k := fmt.Sprint("k", rng.IntN(12))
+			switch op := rng.IntN(10); {
+			case op < 5: // put
+				e := entryOf(k, 50+rng.IntN(300))
+				size := sizeOf(k, e)
+				epoch++
+				if i := find(k); i >= 0 {
+					model = append(model[:i:i], model[i+1:]...)
+				}
+				kept := l.put(k, e, nil)
+				assert.True(t, kept, "every entry fits")
+				model = append(model, held{k, size, epoch})
+				for total() > l.budget {
+					model = model[1:]
+				}
+			case op < 8: // read
+				_, ok := l.get(k)
+				i := find(k)
+				require.Equal(t, i >= 0, ok, "seed %d step %d: %s held", seed, step, k)
+				if ok && model[i].seen != epoch {
+					model[i].seen = epoch
+					toFront(i)
+				}
+			case op < 9:
+				l.delete(k)
+				if i := find(k); i >= 0 {
+					model = append(model[:i:i], model[i+1:]...)
+				}
+			default: // resize: the entry held is measured again, and promoted
+				ok := l.resize(k)
+				i := find(k)
+				require.Equal(t, i >= 0, ok)
+				if ok {
+					toFront(i)
+				}
+			}
+			keys, _ := l.snapshot()
+			want := make([]string, len(model))
+			for i, h := range model {
+				want[i] = h.key
+			}
+			require.Equal(t, want, keys, "seed %d step %d", seed, step)
+			require.Equal(t, total(), l.bytes.Load())
+			require.Equal(t, len(model), l.len())
+		}
+	}
 }
