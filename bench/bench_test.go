@@ -92,25 +92,44 @@ func (nopHandler) HandleDisallow(int, string)              {}
 func (nopHandler) HandleSitemap(int, string)               {}
 func (nopHandler) HandleUnknownAction(int, string, string) {}
 
-// BenchmarkOneShot parses the typical file and decides one URL per op: what
-// a caller holding fresh bytes pays.
+// BenchmarkOneShot parses each file of BenchmarkAllowed and decides one URL
+// per op with AllowedBy: what a caller holding fresh bytes pays.
+// grobotstxt does the same work for every decision.
 func BenchmarkOneShot(b *testing.B) {
-	c, ok := benchdata.Typical()
-	if !ok {
-		b.Skip("corpus not found")
-	}
-	url := "https://example.com" + c.Paths[1]
-	body := string(c.Body)
-	b.Run("lib=robots", func(b *testing.B) {
-		each(b, []string{url}, func(u string) { robots.AllowedBy(c.Body, c.Agent, u) })
-	})
-	b.Run("lib=temoto", func(b *testing.B) {
-		each(b, []string{c.Paths[1]}, func(p string) {
-			r, _ := robotstxt.FromBytes(c.Body)
-			r.TestAgent(p, c.Agent)
+	oneShot(b, func(c benchdata.Case, u, _ string) { robots.AllowedBy(c.Body, c.Agent, u) })
+}
+
+// BenchmarkCompileOnce is BenchmarkOneShot the way a Client takes a body:
+// parse, compile for the crawler, then decide.
+func BenchmarkCompileOnce(b *testing.B) {
+	oneShot(b, func(c benchdata.Case, _, p string) { matcher.Compile(parser.Parse(c.Body), c.Agent).Allowed(p) })
+}
+
+// oneShot runs ours, and the peers, on a body given with each decision.
+func oneShot(b *testing.B, ours func(c benchdata.Case, url, path string)) {
+	for _, c := range benchdata.Matching() {
+		urls := make([]string, len(c.Paths))
+		for i, p := range c.Paths {
+			urls[i] = "https://example.com" + p
+		}
+		body := string(c.Body)
+		b.Run(c.Name+"/lib=robots", func(b *testing.B) {
+			i := 0
+			each(b, urls, func(u string) {
+				ours(c, u, c.Paths[i])
+				if i++; i == len(c.Paths) {
+					i = 0
+				}
+			})
 		})
-	})
-	b.Run("lib=grobotstxt", func(b *testing.B) {
-		each(b, []string{url}, func(u string) { grobotstxt.AgentAllowed(body, c.Agent, u) })
-	})
+		b.Run(c.Name+"/lib=temoto", func(b *testing.B) {
+			each(b, c.Paths, func(p string) {
+				r, _ := robotstxt.FromBytes(c.Body)
+				r.TestAgent(p, c.Agent)
+			})
+		})
+		b.Run(c.Name+"/lib=grobotstxt", func(b *testing.B) {
+			each(b, urls, func(u string) { grobotstxt.AgentAllowed(body, c.Agent, u) })
+		})
+	}
 }
