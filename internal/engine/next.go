@@ -129,22 +129,26 @@ func updateHeaders(stored, fresh http.Header) http.Header {
 // limit leaves.
 func keepHeaders(h http.Header) http.Header {
 	var kept http.Header
+	var values []string // every value kept, in one array: two allocations in all
 	room := cache.MaxHeaderValues - (len(cache.KeptHeaders) - 1)
 	for _, k := range cache.KeptHeaders {
-		var vs []string
-		for _, v := range h.Values(k) {
-			if len(v) <= cache.MaxStringBytes && len(vs) < room {
-				vs = append(vs, v)
+		start := len(values)
+		for _, v := range h[k] {
+			if len(v) <= cache.MaxStringBytes && len(values)-start < room {
+				if values == nil {
+					values = make([]string, 0, len(cache.KeptHeaders))
+				}
+				values = append(values, v)
 			}
-			if k != "Cache-Control" && len(vs) == 1 {
+			if k != "Cache-Control" && len(values) > start {
 				break
 			}
 		}
-		if len(vs) > 0 {
+		if len(values) > start {
 			if kept == nil {
-				kept = make(http.Header, 2)
+				kept = make(http.Header, len(cache.KeptHeaders))
 			}
-			kept[k] = vs
+			kept[k] = values[start:len(values):len(values)]
 		}
 	}
 	return kept
