@@ -73,12 +73,27 @@ func (c *Cache[V]) wanted(fl *flight[V]) bool {
 // schedule starts fl, new in the table, or queues it for a slot; c.mu is
 // held. With a Fleet, a flight starts at once: it asks the fleet before it
 // needs a slot, and asks for one only to fetch.
-func (c *Cache[V]) schedule(fl *flight[V], now time.Time) {
+//
+// inline says that the caller who made fl waits for it until it ends,
+// whatever happens (its context cannot end): then, when fl gets a slot at
+// once and there is no Fleet, schedule reports true and the caller runs fl
+// itself, once c.mu is released, rather than in a goroutine of its own.
+// Nothing changes for anyone else: other callers wait on fl.done as they
+// would, and may leave when their context ends. The caller saves the
+// goroutine, its stack growing through a fetch, parse and compile, and the
+// hand-off of the answer back to it. With a Fleet a flight may answer its
+// waiters early with a stale copy, so it always runs on its own.
+func (c *Cache[V]) schedule(fl *flight[V], now time.Time, inline bool) (run bool) {
 	if c.cfg.Fleet == nil && !c.takeSlot(fl) {
 		fl.queued = c.queue.PushBack(fl)
-		return
+		return false
+	}
+	if inline && c.cfg.Fleet == nil {
+		fl.begin(now)
+		return true
 	}
 	c.start(fl, now)
+	return false
 }
 
 // start runs fl in a goroutine of its own; c.mu is held.
