@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"syscall"
@@ -156,4 +157,51 @@ func TestClassOf(t *testing.T) {
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, classOf(tt.err, tt.op), "%v", tt.err)
 	}
+}
+
+// requestTarget makes of a robots.txt URL what url.Parse makes of its
+// canonical form, whether it takes the short way (the robots.txt of an
+// authority) or not, and its String is that URL's.
+func TestRequestTarget(t *testing.T) {
+	urls := []string{
+		"https://example.com/robots.txt",
+		"http://example.com/robots.txt",
+		"HTTPS://Example.COM:443/robots.txt",
+		"https://example.com:8443/robots.txt",
+		"http://user:pass@example.com/robots.txt#frag",
+		"http://[::1]:8080/robots.txt",
+		"http://[fe80::1%25en0]/robots.txt",
+		"http://127.0.0.1/robots.txt",
+		"https://bücher.example/robots.txt",
+		"https://xn--bcher-kva.example/robots.txt",
+		"https://example.com/robots.txt?x=1",
+		"https://example.com/a%20b/robots.txt",
+		"https://example.com/robots.txt/",
+		"https://example.com",
+		"https://exa%6Dple.com/robots.txt",
+	}
+	for _, raw := range urls {
+		a, u, s, err := requestTarget(raw)
+		if err != nil {
+			continue // refused alike either way: url.Parse is not reached
+		}
+		want, err := url.Parse(a.Key + a.PathQuery)
+		require.NoError(t, err, raw)
+		assert.Equal(t, want, u, raw)
+		assert.Equal(t, want.String(), s, raw)
+	}
+	_, _, _, err := requestTarget("ftp://example.com/robots.txt")
+	assert.Error(t, err)
+}
+
+// A fetch of a canonical robots.txt URL allocates no string for it.
+func TestRequestTargetKeepsCanonicalURL(t *testing.T) {
+	raw := "https://example.com:8443/robots.txt"
+	allocs := testing.AllocsPerRun(100, func() {
+		_, _, s, err := requestTarget(raw)
+		if err != nil || s != raw {
+			t.Fatal(s, err)
+		}
+	})
+	assert.LessOrEqual(t, allocs, 1.0, "the url.URL alone")
 }
