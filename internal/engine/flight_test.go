@@ -33,6 +33,9 @@ func onCallerFetch(o *origin, onCaller chan<- bool) func(context.Context, string
 	}
 }
 
+// valueKey keys a context value of the tests.
+type valueKey struct{}
+
 // A caller who would wait for a flight whatever happens (its context
 // cannot end) runs the flight it starts itself; one whose context can end
 // leaves it to a goroutine of its own, as does a flight with a Fleet (it
@@ -47,7 +50,7 @@ func TestFlightOnItsCaller(t *testing.T) {
 		inline bool
 	}{
 		{"background", context.Background(), false, true},
-		{"a value but no end", context.WithValue(context.Background(), struct{}{}, 1), false, true},
+		{"a value but no end", context.WithValue(context.Background(), valueKey{}, 1), false, true},
 		{"can be canceled", canceled, false, false},
 		{"with a fleet", context.Background(), true, false},
 	}
