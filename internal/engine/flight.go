@@ -99,7 +99,32 @@ func (c *Cache[V]) schedule(fl *flight[V], now time.Time, inline bool) (run bool
 // start runs fl in a goroutine of its own; c.mu is held.
 func (c *Cache[V]) start(fl *flight[V], now time.Time) {
 	fl.begin(now)
-	go c.run(fl)
+	go c.runGrown(fl)
+}
+
+// flightStack is the stack a flight's goroutine grows to before it runs:
+// what a fetch, parse and compile of a robots.txt reach, with room to spare.
+const flightStack = 12 << 10
+
+// runGrown runs fl in a goroutine of its own, its stack grown first. A
+// goroutine starts with a small stack, which the runtime doubles, copying
+// it, each time a call needs more: a flight would grow it three times, the
+// later copies the costlier as the stack fills. growStack takes what the
+// flight will need in one step, while the stack holds a frame or two.
+func (c *Cache[V]) runGrown(fl *flight[V]) {
+	growStack(0)
+	c.run(fl)
+}
+
+// growStack has a frame of flightStack bytes, which grows the stack of its
+// goroutine to hold that much, if it is smaller, on its way in. It returns
+// a byte of the frame, indexed by i, so that the frame is kept.
+//
+//go:noinline
+func growStack(i int) byte {
+	var frame [flightStack]byte
+	frame[i%flightStack] = 1
+	return frame[(i+1)%flightStack]
 }
 
 // takeSlot gives fl a fetch slot if one is free; c.mu is held.

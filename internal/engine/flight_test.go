@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/crawlkit/robots/cache"
 	"github.com/crawlkit/robots/internal/engine"
+	"github.com/crawlkit/robots/status"
 )
 
 // lookupOnCaller is Lookup called from a frame a fetch can find on its
@@ -167,4 +169,56 @@ func TestFlightOnItsCallerShared(t *testing.T) {
 		assert.Equal(t, engine.Waited, a.served)
 	}
 	assert.Equal(t, 1, o.fetches(keyA))
+}
+
+// deep uses about n KiB of stack, as a fetch, parse and compile do.
+//
+//go:noinline
+func deep(n int) byte {
+	var frame [1 << 10]byte
+	frame[n%len(frame)] = byte(n)
+	if n == 0 {
+		return frame[0]
+	}
+	return deep(n-1) + frame[(n+1)%len(frame)]
+}
+
+// BenchmarkColdLookup is a Lookup of an authority with nothing held: the
+// flight made for it, run on the caller's goroutine when its context cannot
+// end, on a goroutine of its own when it can, with a fetch and a derivation
+// that take 10 KiB of stack and nothing else.
+func BenchmarkColdLookup(b *testing.B) {
+	canceled, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, bc := range []struct {
+		name string
+		ctx  context.Context
+	}{
+		{"ctx=background", context.Background()},
+		{"ctx=cancelable", canceled},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			clk := &clock{t: now}
+			c := engine.New(engine.Config[*val]{
+				Bytes:  1 << 20, // evicts: the benchmark measures flights, not a growing table
+				Policy: policy,
+				Now:    clk.Now,
+				Fetch: func(_ context.Context, key string, held *cache.Record) (*cache.Record, func()) {
+					res := file(key, "User-agent: *\nDisallow: /private/\n", "Cache-Control", "max-age=86400")
+					at := clk.Now()
+					deep(10)
+					return policy.Next(key, held, res, status.Classify(res, at), at), nil
+				},
+				Derive: func(rec *cache.Record, _ *engine.Entry[*val]) *val { deep(10); return &val{body: bodyOf(rec)} },
+			})
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				i++
+				if _, _, _, err := c.Lookup(bc.ctx, "https://h"+strconv.Itoa(i)+".example"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
