@@ -2,6 +2,7 @@ package fetch_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"io"
 	"net/http"
@@ -65,8 +66,8 @@ func (s *memorySite) RoundTrip(*http.Request) (*http.Response, error) {
 
 // BenchmarkFetchInMemory measures the Fetcher's own work and allocations
 // per fetch, with no network: a 3 KiB body (the corpus mean) sent with the
-// headers a real server sends, plain, with validators sent, and behind one
-// redirect.
+// headers a real server sends, plain, with validators sent, behind one
+// redirect, without a Content-Length, and gzipped.
 func BenchmarkFetchInMemory(b *testing.B) {
 	body := []byte(strings.Repeat("Disallow: /some/path/of/a/site/\n", 3<<10/32))
 	header := http.Header{
@@ -76,19 +77,30 @@ func BenchmarkFetchInMemory(b *testing.B) {
 		"Etag":          {`"5f2e8c1d"`},
 		"Last-Modified": {"Mon, 02 Nov 2026 10:00:00 GMT"},
 	}
+	var zipped bytes.Buffer
+	zw := gzip.NewWriter(&zipped)
+	zw.Write(body)
+	zw.Close()
+	gzipHeader := header.Clone()
+	gzipHeader.Set("Content-Encoding", "gzip")
 	cases := []struct {
 		name     string
 		v        fetch.Validators
 		redirect bool
+		length   int64 // announced: -1 for none
+		header   http.Header
+		sent     []byte
 	}{
-		{"plain", fetch.Validators{}, false},
-		{"validators", fetch.Validators{ETag: `"5f2e8c1d"`, LastModified: "Mon, 02 Nov 2026 10:00:00 GMT"}, false},
-		{"redirect", fetch.Validators{}, true},
+		{"plain", fetch.Validators{}, false, int64(len(body)), header, body},
+		{"validators", fetch.Validators{ETag: `"5f2e8c1d"`, LastModified: "Mon, 02 Nov 2026 10:00:00 GMT"}, false, int64(len(body)), header, body},
+		{"redirect", fetch.Validators{}, true, int64(len(body)), header, body},
+		{"no-length", fetch.Validators{}, false, -1, header, body},
+		{"gzip", fetch.Validators{}, false, int64(zipped.Len()), gzipHeader, zipped.Bytes()},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
-			s := &memorySite{body: body}
-			s.resp = http.Response{StatusCode: http.StatusOK, Header: header, ContentLength: int64(len(body)), Body: io.NopCloser(&s.reader)}
+			s := &memorySite{body: c.sent}
+			s.resp = http.Response{StatusCode: http.StatusOK, Header: c.header, ContentLength: c.length, Body: io.NopCloser(&s.reader)}
 			if c.redirect {
 				s.redirect = http.Response{StatusCode: http.StatusMovedPermanently, Header: http.Header{"Location": {"https://www.example.com/robots.txt"}}, Body: http.NoBody}
 			}
