@@ -314,7 +314,7 @@ func (c *Cache[V]) join(key string, now time.Time, stale, inline bool) (fl *flig
 	}
 	// A copy: the key is kept with what the flight stores, and the caller's
 	// may point into a URL of up to 8 KiB.
-	fl = newFlight[V](strings.Clone(key))
+	fl = c.newFlight(strings.Clone(key))
 	fl.refresh = ok
 	waiting = c.await(fl, now, stale)
 	c.flights.Store(fl.key, fl)
@@ -556,7 +556,7 @@ func (c *Cache[V]) Held(key string) *cache.Record {
 // record, a panic, contained) or a panic deriving the value stores nothing
 // and is returned; callers waiting then join the current flight.
 func (c *Cache[V]) Observe(key string, next func(held *cache.Record) (*cache.Record, error)) error {
-	fl := newFlight[V](strings.Clone(key)) // kept: it must not hold the caller's string alive
+	fl := c.newFlight(strings.Clone(key)) // kept: it must not hold the caller's string alive
 	c.mu.Lock()
 	c.supersede(fl.key)
 	c.flights.Store(fl.key, fl)

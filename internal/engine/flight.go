@@ -19,7 +19,7 @@ type flight[V Sizer] struct {
 	key     string                    // the flight's own copy of the authority
 	started atomic.Pointer[time.Time] // when its fetch began; nil while queued
 	done    chan struct{}             // closed when entry or err is set
-	early   chan struct{}             // closed when stale is set
+	early   chan struct{}             // closed when stale is set; nil without a Fleet, which alone offers one
 	entry   *Entry[V]
 	stale   *Entry[V] // a copy to serve until done, from the fleet
 	err     error     // errRetry: ended without a result; join again
@@ -45,8 +45,14 @@ type flight[V Sizer] struct {
 // it join the authority's current flight instead.
 var errRetry = errors.New("the flight ended without a result")
 
-func newFlight[V Sizer](key string) *flight[V] {
-	return &flight[V]{key: key, done: make(chan struct{}), early: make(chan struct{})}
+// newFlight returns a new flight for key. It has a channel for an early
+// answer only with a Fleet: waiting on a nil one never ends.
+func (c *Cache[V]) newFlight(key string) *flight[V] {
+	fl := &flight[V]{key: key, done: make(chan struct{})}
+	if c.cfg.Fleet != nil {
+		fl.early = make(chan struct{})
+	}
+	return fl
 }
 
 // begin records that the flight's fetch starts at now: its grace runs from
