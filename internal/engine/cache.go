@@ -36,14 +36,15 @@
 //
 // A queued flight has no goroutine; a started one has one, which ends with
 // it, or runs on the goroutine of the caller who made it when that caller
-// would wait for its end anyway (see schedule). A started flight that must wait for a slot goes back to queued; one
-// that waits for another process's publication ends, as a queued one does,
-// once no one wants it. Invalidate and Observe supersede the current flight: a fetch begun
-// before them never becomes current. What stores, always under c.mu: a
-// flight's final commit (a fetch's record, the fleet's, or Observe's);
-// offer (the fleet's stale record, while another process fetches, when
-// nothing is held); keep (an outage's answer from the politeness tier,
-// when no flight runs); Seed (imported records, when no flight runs).
+// would wait for its end anyway (see schedule). A started flight that must
+// wait for a slot goes back to queued; one that waits for another process's
+// publication ends, as a queued one does, once no one wants it. Invalidate
+// and Observe supersede the current flight: a fetch begun before them never
+// becomes current. What stores, always under c.mu: a flight's final commit
+// (a fetch's record, the fleet's, or Observe's); offer (the fleet's stale
+// record, while another process fetches, when nothing is held); keep (an
+// outage's answer from the politeness tier, when no flight runs); Seed
+// (imported records, when no flight runs).
 //
 // The engine knows nothing of rules or matching, and makes no HTTP request
 // itself: the fetch, and the derivation of values, are its caller's.
