@@ -367,17 +367,18 @@ func (c *core) get(ctx context.Context, key string, v fetch.Validators) (res *fe
 
 // report counts, logs and hands on one fetch.
 func (c *core) report(key string, res *fetch.Result, out status.Outcome, rec *cache.Record) {
-	attrs := []any{"authority", key, "outcome", out.Reason, "fresh_until", rec.FreshUntil}
+	attrs := func() []any { return []any{"authority", key, "outcome", out.Reason, "fresh_until", rec.FreshUntil} }
 	if out.Unreachable() {
 		class := "status"
+		a := attrs()
 		if res != nil && res.Err != nil {
 			class = res.Err.Class.String()
-			attrs = append(attrs, "err", res.Err)
+			a = append(a, "err", res.Err)
 		}
 		c.stats.fetchError(class)
-		c.log.Warn("robots.txt unreachable", append(attrs, "failures", rec.Failures)...)
-	} else {
-		c.log.Debug("robots.txt fetched", attrs...)
+		c.log.Warn("robots.txt unreachable", append(a, "failures", rec.Failures)...)
+	} else if c.log.Enabled(context.Background(), slog.LevelDebug) { // the attributes cost allocations
+		c.log.Debug("robots.txt fetched", attrs()...)
 	}
 	if c.onFetch != nil {
 		c.hook(FetchEvent{Authority: key, Result: res, Outcome: out.Reason,

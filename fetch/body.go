@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 )
 
 // The body buffer starts at firstBuffer bytes, larger than 99% of real
@@ -24,33 +25,50 @@ const (
 // Memory stays bounded whatever the server sends: the buffer starts at the
 // announced length (plain bodies, for which net/http enforces
 // Content-Length; at most firstBuffer*growth, so that a length alone cannot
-// make it allocate) or at firstBuffer, and grows by a factor of growth up to
-// max+1 bytes. At the peak a fetch holds max+1 bytes of body and the buffer
-// before, at most 1/growth of that (32 KiB at the default cap), plus the
-// decoder's fixed state.
+// make it allocate) or, when the length is not known, at a scratch buffer of
+// firstBuffer bytes that a body which fits leaves for one of its own size;
+// it grows by a factor of growth up to max+1 bytes. At the peak a fetch
+// holds max+1 bytes of body and the buffer before, at most 1/growth of that
+// (32 KiB at the default cap), plus the decoder's fixed state.
 func readBody(resp *http.Response, max int64) (body []byte, truncated bool, err error) {
 	var r io.Reader = resp.Body
 	size := int64(firstBuffer)
 	if gzipped(resp.Header) {
-		src := &sourceErr{r: resp.Body}
-		br := bufio.NewReader(src)
+		g := getDecoder(resp.Body)
+		defer putDecoder(g)
 		// A body labeled gzip that is not is read as it is: undecodable
 		// bodies are parsed anyway (they yield warnings, not rules).
-		if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
-			zr, err := gzip.NewReader(br)
-			if err != nil {
+		if magic, err := g.br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
+			if err := g.zr.Reset(g.br); err != nil {
 				return nil, false, err
 			}
-			zr.Multistream(false)
-			r = &gzipMembers{src: src, br: br, zr: zr}
+			g.zr.Multistream(false)
+			r = g
 		} else {
-			r = br
+			r = g.br
 		}
 	} else if resp.ContentLength >= 0 {
 		size = min(resp.ContentLength+1, firstBuffer*growth) // +1 to see the end without growing
 	}
 	limit := max + 1 // one byte more than the cap tells a longer body apart
-	buf := make([]byte, 0, min(size, limit))
+	var buf []byte
+	var scratch *[firstBuffer]byte // buf's array while the length is unknown and it fits
+	if size == firstBuffer && limit >= firstBuffer {
+		scratch = scratchPool.Get().(*[firstBuffer]byte)
+		defer scratchPool.Put(scratch)
+		buf = scratch[:0]
+	} else {
+		buf = make([]byte, 0, min(size, limit))
+	}
+	// own returns b, a part of buf, in memory of its own, of its size.
+	own := func(b []byte) []byte {
+		if scratch == nil {
+			return b
+		}
+		out := make([]byte, len(b))
+		copy(out, b)
+		return out
+	}
 	for {
 		if len(buf) == cap(buf) {
 			if int64(len(buf)) == limit {
@@ -58,19 +76,23 @@ func readBody(resp *http.Response, max int64) (body []byte, truncated bool, err 
 			}
 			grown := make([]byte, len(buf), min(int64(cap(buf))*growth, limit))
 			copy(grown, buf)
-			buf = grown
+			buf, scratch = grown, nil
 		}
 		n, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if err == io.EOF {
-			return buf, false, nil
+			return own(buf), false, nil
 		}
 		if err != nil {
-			return buf, false, err
+			return own(buf), false, err
 		}
 	}
-	return dropCutLine(buf[:max], buf[max]), true, nil
+	return own(dropCutLine(buf[:max], buf[max])), true, nil
 }
+
+// scratchPool holds the scratch buffers of bodies of unknown length, each
+// of firstBuffer bytes.
+var scratchPool = sync.Pool{New: func() any { return new([firstBuffer]byte) }}
 
 // dropCutLine returns b, the body up to the cap, without its last line if
 // the cap cut it in half; next is the first byte past the cap. A line ends at
@@ -93,10 +115,36 @@ func gzipped(h http.Header) bool {
 // gzip.Reader's multistream mode does, but ends the stream, as browsers do,
 // at anything after a complete member that is not another member: some
 // servers pad their gzip bodies. A failure of the connection is still one.
+//
+// Its decoder state (some 45 KiB, the window mostly) is kept for the next
+// body in decoderPool.
 type gzipMembers struct {
-	src *sourceErr
-	br  *bufio.Reader
-	zr  *gzip.Reader
+	src sourceErr
+	br  *bufio.Reader // reads src
+	zr  gzip.Reader   // reads br
+}
+
+// decoderPool holds the gzipMembers of bodies read.
+var decoderPool = sync.Pool{New: func() any {
+	g := new(gzipMembers)
+	g.br = bufio.NewReader(&g.src)
+	return g
+}}
+
+// getDecoder returns a gzipMembers reading body, its gzip.Reader not yet
+// reset.
+func getDecoder(body io.Reader) *gzipMembers {
+	g := decoderPool.Get().(*gzipMembers)
+	g.src = sourceErr{r: body}
+	g.br.Reset(&g.src)
+	return g
+}
+
+// putDecoder keeps g for another body, holding nothing of this one's source.
+func putDecoder(g *gzipMembers) {
+	g.src = sourceErr{}
+	g.br.Reset(&g.src)
+	decoderPool.Put(g)
 }
 
 func (g *gzipMembers) Read(p []byte) (int, error) {

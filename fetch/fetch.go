@@ -34,6 +34,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/crawlkit/robots/internal/authority"
@@ -229,31 +230,30 @@ var errOwnTimeout = errors.New("fetch deadline")
 // fragment are dropped. The validators are sent on every hop: the copy they
 // describe came from the end of the same redirect chain.
 func (f *Fetcher) Fetch(ctx context.Context, robotsURL string, v Validators) (*Result, error) {
-	first, target, err := requestTarget(robotsURL)
+	first, target, targetURL, err := requestTarget(robotsURL)
 	if err != nil {
 		return nil, &Error{Class: InvalidURL, Op: opGet, URL: robotsURL, Err: err}
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, &Error{Class: Canceled, Op: opGet, URL: target.String(), Err: err}
+		return nil, &Error{Class: Canceled, Op: opGet, URL: targetURL, Err: err}
 	}
-	header := f.requestHeader(v)
 	res := &Result{
-		URL:         target.String(),
-		Conditional: header.Get("If-None-Match") != "" || header.Get("If-Modified-Since") != "",
+		URL:         targetURL,
+		Conditional: sendable(v.ETag) || sendable(v.LastModified),
 		Start:       f.now(),
 	}
 	fctx, cancel := context.WithTimeoutCause(ctx, f.timeout, errOwnTimeout)
 	defer cancel()
 
-	seen := map[string]bool{res.URL: true}
+	var seen map[string]bool // the URLs requested, made at the first redirect
 	for {
-		next, op, err := f.hop(fctx, res, first, target, header, seen)
+		next, nextURL, op, err := f.hop(fctx, res, first, target, targetURL, v, &seen)
 		if err == nil && next == nil {
 			break
 		}
 		if err == nil {
-			seen[next.String()] = true
-			target = next
+			seen[nextURL] = true
+			target, targetURL = next, nextURL
 			continue
 		}
 		if ctx.Err() != nil {
@@ -266,34 +266,45 @@ func (f *Fetcher) Fetch(ctx context.Context, robotsURL string, v Validators) (*R
 	return res, nil
 }
 
-// hop makes one request to target and records its response in res. It
-// returns the next target when the response is a redirect to follow, and
-// otherwise the error that ended the fetch, if any, with the operation that
-// failed.
-func (f *Fetcher) hop(ctx context.Context, res *Result, first authority.Authority, target *url.URL, header http.Header, seen map[string]bool) (next *url.URL, op string, err error) {
-	res.FinalURL, res.StatusCode, res.Header = target.String(), 0, nil
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, res.FinalURL, nil)
-	if err != nil {
-		return nil, opGet, err
-	}
-	req.Header = header.Clone()
+// hop makes one request to target, whose canonical form is targetURL, and
+// records its response in res. It returns the next target when the
+// response is a redirect to follow, and otherwise the error that ended the
+// fetch, if any, with the operation that failed. *seen holds the URLs
+// requested so far, once a redirect was received.
+func (f *Fetcher) hop(ctx context.Context, res *Result, first authority.Authority, target *url.URL, targetURL string, v Validators, seen *map[string]bool) (next *url.URL, nextURL, op string, err error) {
+	res.FinalURL, res.StatusCode, res.Header = targetURL, 0, nil
+	// What http.NewRequestWithContext makes of target, without parsing its
+	// string again. Each hop has headers of its own: a RoundTripper may
+	// change them.
+	req := (&http.Request{
+		Method:     http.MethodGet,
+		URL:        target,
+		Proto:      "HTTP/1.1",
+		ProtoMajor: 1,
+		ProtoMinor: 1,
+		Header:     f.requestHeader(v),
+		Host:       target.Host,
+	}).WithContext(ctx)
 	resp, err := f.rt.RoundTrip(req)
 	if err != nil {
-		return nil, opGet, err
+		return nil, "", opGet, err
 	}
 	defer resp.Body.Close()
 	res.StatusCode, res.Header = resp.StatusCode, resp.Header
 	if isRedirect(resp.StatusCode) {
 		loc := resp.Header.Get("Location")
 		res.Redirects = append(res.Redirects, Hop{URL: res.FinalURL, StatusCode: resp.StatusCode, Location: loc})
-		next, err := f.redirectTarget(first, target, loc, len(res.Redirects), seen)
-		return next, opRedirect, err
+		if *seen == nil {
+			*seen = map[string]bool{res.URL: true}
+		}
+		next, nextURL, err := f.redirectTarget(first, target, loc, len(res.Redirects), *seen)
+		return next, nextURL, opRedirect, err
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, "", nil // the body of an error says nothing we use; it is not read
+		return nil, "", "", nil // the body of an error says nothing we use; it is not read
 	}
 	res.Body, res.Truncated, err = readBody(resp, f.maxBytes)
-	return nil, opBody, err
+	return nil, "", opBody, err
 }
 
 // classify wraps the error that ended a fetch in an *Error. The fetch's own
@@ -310,34 +321,62 @@ func (f *Fetcher) classify(fctx context.Context, op, u string, err error) *Error
 	return &Error{Class: classOf(err, op), Op: op, URL: u, Err: err}
 }
 
-// requestHeader returns the headers sent with every request of a fetch.
+// requestHeader returns the headers sent with a request of a fetch.
 // Validators that are not valid header values are not sent: a bad copy must
 // not make the file unreachable.
 func (f *Fetcher) requestHeader(v Validators) http.Header {
-	h := http.Header{
-		"User-Agent":      {f.userAgent},
-		"Accept":          {accept},
-		"Accept-Encoding": {acceptEncoding},
+	// The values share one array, each slice capped at its own element so
+	// that appending to one cannot write over the next.
+	vals := make([]string, 0, 5)
+	h := make(http.Header, 5)
+	add := func(key, value string) {
+		vals = append(vals, value)
+		h[key] = vals[len(vals)-1 : len(vals) : len(vals)]
 	}
-	if v.ETag != "" && httpguts.ValidHeaderFieldValue(v.ETag) {
-		h.Set("If-None-Match", v.ETag)
+	add("User-Agent", f.userAgent)
+	add("Accept", accept)
+	add("Accept-Encoding", acceptEncoding)
+	if sendable(v.ETag) {
+		add("If-None-Match", v.ETag)
 	}
-	if v.LastModified != "" && httpguts.ValidHeaderFieldValue(v.LastModified) {
-		h.Set("If-Modified-Since", v.LastModified)
+	if sendable(v.LastModified) {
+		add("If-Modified-Since", v.LastModified)
 	}
 	return h
 }
 
-// requestTarget returns the authority of rawURL and the URL to request for
-// it, canonical and without userinfo or fragment.
-func requestTarget(rawURL string) (authority.Authority, *url.URL, error) {
+// sendable reports whether a validator is sent: it is not empty and is a
+// valid header value.
+func sendable(validator string) bool {
+	return validator != "" && httpguts.ValidHeaderFieldValue(validator)
+}
+
+// robotsPath is the path of every robots.txt (RFC 9309 §2.3).
+const robotsPath = "/robots.txt"
+
+// requestTarget returns the authority of rawURL, the URL to request for it,
+// canonical and without userinfo or fragment, and that URL's String.
+func requestTarget(rawURL string) (authority.Authority, *url.URL, string, error) {
 	a, err := authority.Parse(rawURL)
 	if err != nil {
-		return authority.Authority{}, nil, err
+		return authority.Authority{}, nil, "", err
+	}
+	if a.PathQuery == robotsPath {
+		// The common case, the robots.txt of a canonical authority, is
+		// what url.Parse makes of it (a host escape aside, which it
+		// decodes), without parsing it again.
+		scheme := a.Scheme()
+		if host := a.Key[len(scheme)+len("://"):]; !strings.Contains(host, "%") {
+			s := rawURL
+			if len(s) != len(a.Key)+len(robotsPath) || s[:len(a.Key)] != a.Key || s[len(a.Key):] != robotsPath {
+				s = a.Key + robotsPath
+			}
+			return a, &url.URL{Scheme: scheme, Host: host, Path: robotsPath}, s, nil
+		}
 	}
 	u, err := url.Parse(a.Key + a.PathQuery)
 	if err != nil { // a malformed escape in the path, which Parse keeps
-		return authority.Authority{}, nil, err
+		return authority.Authority{}, nil, "", err
 	}
-	return a, u, nil
+	return a, u, u.String(), nil
 }

@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"bytes"
 	"compress/gzip"
 	"context"
 	"crypto/x509"
@@ -9,8 +10,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -41,8 +44,9 @@ func TestDropCutLine(t *testing.T) {
 	}
 }
 
-// readBody's memory: exactly the announced length for a plain body; the
-// first buffer and growth by 16 up to the cap otherwise, which at the
+// readBody's memory: exactly the announced length for a plain body; a body
+// of unknown length that fits the first buffer (a scratch one) gets one of
+// its own size; a longer one grows by 16 up to the cap, which at the
 // default cap is one step.
 func TestReadBodyBuffer(t *testing.T) {
 	const def = DefaultMaxBytes
@@ -57,12 +61,15 @@ func TestReadBodyBuffer(t *testing.T) {
 	}{
 		{"known length", def, 100, strings.Repeat("x", 100), 101, false, false},
 		{"known length, empty", def, 0, "", 1, false, false},
-		{"unknown, small", def, -1, strings.Repeat("x", 100), firstBuffer, false, false},
+		{"unknown, small", def, -1, strings.Repeat("x", 100), 100, false, false},
+		{"unknown, empty", def, -1, "", 0, false, false},
+		{"unknown, one short of the first buffer", def, -1, strings.Repeat("x", firstBuffer-1), firstBuffer - 1, false, false},
 		{"unknown, first buffer exactly", def, -1, strings.Repeat("x", firstBuffer), def + 1, false, false},
 		{"unknown, large", def, -1, strings.Repeat("x", 100_000), def + 1, false, false},
 		{"unknown, over the cap", def, -1, strings.Repeat("x\n", def), def + 1, false, true},
 		{"known, over the cap", def, 2 * def, strings.Repeat("x\n", def), def + 1, false, true},
-		{"gzip ignores the length", def, 10, strings.Repeat("x", 100), firstBuffer, true, false},
+		{"gzip ignores the length", def, 10, strings.Repeat("x", 100), 100, true, false},
+		{"gzip, large", def, 10, strings.Repeat("x", 100_000), def + 1, true, false},
 		// A large cap costs nothing to a small file, nor a large length
 		// announced to a short body.
 		{"large cap, mid-size body", 64 << 20, -1, strings.Repeat("x", 100_000), firstBuffer * growth, false, false},
@@ -87,6 +94,7 @@ func TestReadBodyBuffer(t *testing.T) {
 			resp := &http.Response{Header: h, ContentLength: tt.length, Body: io.NopCloser(body)}
 			got, truncated, err := readBody(resp, tt.max)
 			require.NoError(t, err)
+			assert.NotNil(t, got, "a 2xx has a body, empty or not")
 			assert.Equal(t, tt.truncate, truncated)
 			assert.Equal(t, tt.wantCap, cap(got))
 			if !tt.truncate {
@@ -94,6 +102,51 @@ func TestReadBodyBuffer(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Bodies read at once, gzipped or not, through pooled decoders and
+// scratch buffers, each get their own bytes, and a decoder back in its pool
+// holds nothing of the body it read.
+func TestReadBodyPooled(t *testing.T) {
+	gz := func(s string) []byte {
+		var b strings.Builder
+		zw := gzip.NewWriter(&b)
+		io.WriteString(zw, s)
+		zw.Close()
+		return []byte(b.String())
+	}
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 50 {
+				want := fmt.Sprintf("User-agent: w%d\nDisallow: /%d/\n", w, i) + strings.Repeat("#", (w*i)%3000)
+				h := http.Header{}
+				raw := []byte(want)
+				if i%2 == 0 {
+					h.Set("Content-Encoding", "gzip")
+					raw = gz(want)
+				}
+				if i%5 == 0 { // padding after a gzip member, part of a plain body
+					raw = append(raw, 0, 0, 0, 0)
+					if i%2 == 1 {
+						want = string(raw)
+					}
+				}
+				got, _, err := readBody(&http.Response{Header: h, ContentLength: -1, Body: io.NopCloser(bytes.NewReader(raw))}, DefaultMaxBytes)
+				if !assert.NoError(t, err) {
+					return
+				}
+				assert.Equal(t, want, string(got))
+			}
+		}()
+	}
+	wg.Wait()
+
+	g := getDecoder(strings.NewReader("x"))
+	putDecoder(g)
+	assert.Nil(t, g.src.r, "the source is let go")
 }
 
 func TestSameSite(t *testing.T) {
@@ -156,4 +209,51 @@ func TestClassOf(t *testing.T) {
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, classOf(tt.err, tt.op), "%v", tt.err)
 	}
+}
+
+// requestTarget makes of a robots.txt URL what url.Parse makes of its
+// canonical form, whether it takes the short way (the robots.txt of an
+// authority) or not, and its String is that URL's.
+func TestRequestTarget(t *testing.T) {
+	urls := []string{
+		"https://example.com/robots.txt",
+		"http://example.com/robots.txt",
+		"HTTPS://Example.COM:443/robots.txt",
+		"https://example.com:8443/robots.txt",
+		"http://user:pass@example.com/robots.txt#frag",
+		"http://[::1]:8080/robots.txt",
+		"http://[fe80::1%25en0]/robots.txt",
+		"http://127.0.0.1/robots.txt",
+		"https://bücher.example/robots.txt",
+		"https://xn--bcher-kva.example/robots.txt",
+		"https://example.com/robots.txt?x=1",
+		"https://example.com/a%20b/robots.txt",
+		"https://example.com/robots.txt/",
+		"https://example.com",
+		"https://exa%6Dple.com/robots.txt",
+	}
+	for _, raw := range urls {
+		a, u, s, err := requestTarget(raw)
+		if err != nil {
+			continue // refused alike either way: url.Parse is not reached
+		}
+		want, err := url.Parse(a.Key + a.PathQuery)
+		require.NoError(t, err, raw)
+		assert.Equal(t, want, u, raw)
+		assert.Equal(t, want.String(), s, raw)
+	}
+	_, _, _, err := requestTarget("ftp://example.com/robots.txt")
+	assert.Error(t, err)
+}
+
+// A fetch of a canonical robots.txt URL allocates no string for it.
+func TestRequestTargetKeepsCanonicalURL(t *testing.T) {
+	raw := "https://example.com:8443/robots.txt"
+	allocs := testing.AllocsPerRun(100, func() {
+		_, _, s, err := requestTarget(raw)
+		if err != nil || s != raw {
+			t.Fatal(s, err)
+		}
+	})
+	assert.LessOrEqual(t, allocs, 1.0, "the url.URL alone")
 }

@@ -29,14 +29,14 @@ func (f *Fetcher) Read(robotsURL string, resp *http.Response) (*Result, error) {
 	if resp != nil && resp.Body != nil {
 		defer resp.Body.Close()
 	}
-	_, target, err := requestTarget(robotsURL)
+	_, _, target, err := requestTarget(robotsURL)
 	if err != nil {
 		return nil, &Error{Class: InvalidURL, Op: opRead, URL: robotsURL, Err: err}
 	}
 	if resp == nil {
-		return nil, &Error{Class: Other, Op: opRead, URL: target.String(), Err: errors.New("no response")}
+		return nil, &Error{Class: Other, Op: opRead, URL: target, Err: errors.New("no response")}
 	}
-	res := &Result{URL: target.String(), FinalURL: target.String(), StatusCode: resp.StatusCode, Header: resp.Header, Start: f.now()}
+	res := &Result{URL: target, FinalURL: target, StatusCode: resp.StatusCode, Header: resp.Header, Start: f.now()}
 	if req := resp.Request; req != nil {
 		if req.URL != nil {
 			res.FinalURL = redact(req.URL.String())
@@ -82,8 +82,8 @@ func redirectsBefore(req *http.Request, limit int) []Hop {
 // redact returns rawURL in canonical form, without userinfo, which a Result
 // never carries; "" for a URL that does not parse.
 func redact(rawURL string) string {
-	if _, u, err := requestTarget(rawURL); err == nil {
-		return u.String()
+	if _, _, s, err := requestTarget(rawURL); err == nil {
+		return s
 	}
 	if u, err := url.Parse(rawURL); err == nil {
 		u.User = nil

@@ -23,11 +23,12 @@ func isRedirect(code int) bool {
 var errNoLocation = errors.New("no Location header")
 
 // redirectTarget returns the URL a redirect from cur with Location loc leads
-// to, or the *Error that refuses it. n is the number of redirects received so
-// far, this one included; seen holds the URLs already requested.
-func (f *Fetcher) redirectTarget(first authority.Authority, cur *url.URL, loc string, n int, seen map[string]bool) (*url.URL, error) {
-	refuse := func(c Class, err error) (*url.URL, error) {
-		return nil, &Error{Class: c, Op: opRedirect, URL: cur.String(), Err: err}
+// to, and its String, or the *Error that refuses it. n is the number of
+// redirects received so far, this one included; seen holds the URLs already
+// requested.
+func (f *Fetcher) redirectTarget(first authority.Authority, cur *url.URL, loc string, n int, seen map[string]bool) (*url.URL, string, error) {
+	refuse := func(c Class, err error) (*url.URL, string, error) {
+		return nil, "", &Error{Class: c, Op: opRedirect, URL: cur.String(), Err: err}
 	}
 	if n > f.maxRedirects {
 		return refuse(TooManyRedirects, fmt.Errorf("redirect %d, at most %d followed", n, f.maxRedirects))
@@ -39,7 +40,7 @@ func (f *Fetcher) redirectTarget(first authority.Authority, cur *url.URL, loc st
 	if err != nil {
 		return refuse(BadLocation, err)
 	}
-	a, next, err := requestTarget(cur.ResolveReference(ref).String())
+	a, next, nextURL, err := requestTarget(cur.ResolveReference(ref).String())
 	if err != nil {
 		var ae *authority.Error
 		if errors.As(err, &ae) && (ae.Kind == authority.UnsupportedScheme || ae.Kind == authority.NoScheme) {
@@ -47,13 +48,13 @@ func (f *Fetcher) redirectTarget(first authority.Authority, cur *url.URL, loc st
 		}
 		return refuse(BadLocation, err)
 	}
-	if seen[next.String()] {
-		return refuse(RedirectLoop, fmt.Errorf("%s requested already", next))
+	if seen[nextURL] {
+		return refuse(RedirectLoop, fmt.Errorf("%s requested already", nextURL))
 	}
 	if f.sameSite && !sameSite(first, a) {
 		return refuse(CrossSiteRedirect, fmt.Errorf("%s is not on the site of %s", a.Key, first.Key))
 	}
-	return next, nil
+	return next, nextURL, nil
 }
 
 // sameSite reports whether a and b are on the same site: equal hosts, or

@@ -11,8 +11,15 @@ import "context"
 
 type key struct{}
 
+// background is context.Background marked, made once: every fetch of the
+// Client starts from it.
+var background = context.WithValue(context.Background(), key{}, true)
+
 // With returns ctx marked as a robots.txt fetch.
 func With(ctx context.Context) context.Context {
+	if ctx == context.Background() {
+		return background
+	}
 	return context.WithValue(ctx, key{}, true)
 }
 

@@ -35,14 +35,16 @@
 //	        join the current flight                       nothing
 //
 // A queued flight has no goroutine; a started one has one, which ends with
-// it. A started flight that must wait for a slot goes back to queued; one
-// that waits for another process's publication ends, as a queued one does,
-// once no one wants it. Invalidate and Observe supersede the current flight: a fetch begun
-// before them never becomes current. What stores, always under c.mu: a
-// flight's final commit (a fetch's record, the fleet's, or Observe's);
-// offer (the fleet's stale record, while another process fetches, when
-// nothing is held); keep (an outage's answer from the politeness tier,
-// when no flight runs); Seed (imported records, when no flight runs).
+// it, or runs on the goroutine of the caller who made it when that caller
+// would wait for its end anyway (see schedule). A started flight that must
+// wait for a slot goes back to queued; one that waits for another process's
+// publication ends, as a queued one does, once no one wants it. Invalidate
+// and Observe supersede the current flight: a fetch begun before them never
+// becomes current. What stores, always under c.mu: a flight's final commit
+// (a fetch's record, the fleet's, or Observe's); offer (the fleet's stale
+// record, while another process fetches, when nothing is held); keep (an
+// outage's answer from the politeness tier, when no flight runs); Seed
+// (imported records, when no flight runs).
 //
 // The engine knows nothing of rules or matching, and makes no HTTP request
 // itself: the fetch, and the derivation of values, are its caller's.
@@ -261,12 +263,14 @@ func (c *Cache[V]) miss(ctx context.Context, key string, held *Entry[V], now tim
 			return nil, 0, now, err // no fetch for a caller already gone
 		}
 		stale := held != nil && servable(held.Record, now)
-		fl, fresh, waiting := c.join(key, now, stale)
+		fl, fresh, waiting, run := c.join(key, now, stale, ctx.Done() == nil)
 		switch {
 		case fresh != nil:
 			return fresh, Hit, now, nil
 		case !waiting:
 			return held, Stale, now, nil
+		case run:
+			c.run(fl) // see schedule: this caller would wait for it to end
 		}
 		e, served, err := c.wait(ctx, fl)
 		if errors.Is(err, errRetry) {
@@ -293,28 +297,30 @@ func servable(r *cache.Record, now time.Time) bool {
 // since the caller looked, it returns no flight but the fresh entry that
 // flight stored (commits hold c.mu, as join does here), so that the caller
 // answers with it instead of the expired entry it saw and no second fetch
-// follows the first.
-func (c *Cache[V]) join(key string, now time.Time, stale bool) (fl *flight[V], fresh *Entry[V], waiting bool) {
+// follows the first. run reports that the caller is to run the flight it
+// started itself: it may when it waits whatever happens (inline, see
+// schedule).
+func (c *Cache[V]) join(key string, now time.Time, stale, inline bool) (fl *flight[V], fresh *Entry[V], waiting, run bool) {
 	if fl := c.flightOf(key); fl != nil {
-		return fl, nil, c.await(fl, now, stale)
+		return fl, nil, c.await(fl, now, stale), false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if fl := c.flightOf(key); fl != nil {
-		return fl, nil, c.await(fl, now, stale)
+		return fl, nil, c.await(fl, now, stale), false
 	}
 	held, ok := c.local.get(key)
 	if ok && held.Record.Fresh(now) {
-		return nil, held, false
+		return nil, held, false, false
 	}
 	// A copy: the key is kept with what the flight stores, and the caller's
 	// may point into a URL of up to 8 KiB.
-	fl = newFlight[V](strings.Clone(key))
+	fl = c.newFlight(strings.Clone(key))
 	fl.refresh = ok
 	waiting = c.await(fl, now, stale)
 	c.flights.Store(fl.key, fl)
-	c.schedule(fl, now)
-	return fl, nil, waiting
+	run = c.schedule(fl, now, inline && waiting)
+	return fl, nil, waiting, run
 }
 
 // flightOf returns key's current flight, nil when none runs.
@@ -555,7 +561,7 @@ func (c *Cache[V]) Held(key string) *cache.Record {
 // record, a panic, contained) or a panic deriving the value stores nothing
 // and is returned; callers waiting then join the current flight.
 func (c *Cache[V]) Observe(key string, next func(held *cache.Record) (*cache.Record, error)) error {
-	fl := newFlight[V](strings.Clone(key)) // kept: it must not hold the caller's string alive
+	fl := c.newFlight(strings.Clone(key)) // kept: it must not hold the caller's string alive
 	c.mu.Lock()
 	c.supersede(fl.key)
 	c.flights.Store(fl.key, fl)

@@ -19,7 +19,7 @@ type flight[V Sizer] struct {
 	key     string                    // the flight's own copy of the authority
 	started atomic.Pointer[time.Time] // when its fetch began; nil while queued
 	done    chan struct{}             // closed when entry or err is set
-	early   chan struct{}             // closed when stale is set
+	early   chan struct{}             // closed when stale is set; nil without a Fleet, which alone offers one
 	entry   *Entry[V]
 	stale   *Entry[V] // a copy to serve until done, from the fleet
 	err     error     // errRetry: ended without a result; join again
@@ -45,8 +45,14 @@ type flight[V Sizer] struct {
 // it join the authority's current flight instead.
 var errRetry = errors.New("the flight ended without a result")
 
-func newFlight[V Sizer](key string) *flight[V] {
-	return &flight[V]{key: key, done: make(chan struct{}), early: make(chan struct{})}
+// newFlight returns a new flight for key. It has a channel for an early
+// answer only with a Fleet: waiting on a nil one never ends.
+func (c *Cache[V]) newFlight(key string) *flight[V] {
+	fl := &flight[V]{key: key, done: make(chan struct{})}
+	if c.cfg.Fleet != nil {
+		fl.early = make(chan struct{})
+	}
+	return fl
 }
 
 // begin records that the flight's fetch starts at now: its grace runs from
@@ -73,18 +79,58 @@ func (c *Cache[V]) wanted(fl *flight[V]) bool {
 // schedule starts fl, new in the table, or queues it for a slot; c.mu is
 // held. With a Fleet, a flight starts at once: it asks the fleet before it
 // needs a slot, and asks for one only to fetch.
-func (c *Cache[V]) schedule(fl *flight[V], now time.Time) {
+//
+// inline says that the caller who made fl waits for it until it ends,
+// whatever happens (its context cannot end): then, when fl gets a slot at
+// once and there is no Fleet, schedule reports true and the caller runs fl
+// itself, once c.mu is released, rather than in a goroutine of its own.
+// Nothing changes for anyone else: other callers wait on fl.done as they
+// would, and may leave when their context ends. The caller saves the
+// goroutine, its stack growing through a fetch, parse and compile, and the
+// hand-off of the answer back to it. With a Fleet a flight may answer its
+// waiters early with a stale copy, so it always runs on its own.
+func (c *Cache[V]) schedule(fl *flight[V], now time.Time, inline bool) (run bool) {
 	if c.cfg.Fleet == nil && !c.takeSlot(fl) {
 		fl.queued = c.queue.PushBack(fl)
-		return
+		return false
+	}
+	if inline && c.cfg.Fleet == nil {
+		fl.begin(now)
+		return true
 	}
 	c.start(fl, now)
+	return false
 }
 
 // start runs fl in a goroutine of its own; c.mu is held.
 func (c *Cache[V]) start(fl *flight[V], now time.Time) {
 	fl.begin(now)
-	go c.run(fl)
+	go c.runGrown(fl)
+}
+
+// flightStack is the stack a flight's goroutine grows to before it runs:
+// what a fetch, parse and compile of a robots.txt reach, with room to spare.
+const flightStack = 12 << 10
+
+// runGrown runs fl in a goroutine of its own, its stack grown first. A
+// goroutine starts with a small stack, which the runtime doubles, copying
+// it, each time a call needs more: a flight would grow it three times, the
+// later copies the costlier as the stack fills. growStack takes what the
+// flight will need in one step, while the stack holds a frame or two.
+func (c *Cache[V]) runGrown(fl *flight[V]) {
+	growStack(0)
+	c.run(fl)
+}
+
+// growStack has a frame of flightStack bytes, which grows the stack of its
+// goroutine to hold that much, if it is smaller, on its way in. It returns
+// a byte of the frame, indexed by i, so that the frame is kept.
+//
+//go:noinline
+func growStack(i int) byte {
+	var frame [flightStack]byte
+	frame[i%flightStack] = 1
+	return frame[(i+1)%flightStack]
 }
 
 // takeSlot gives fl a fetch slot if one is free; c.mu is held.
