@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
-	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -137,18 +136,13 @@ func (sc *scanner) next(l *line) bool {
 	if pos > len(s) {
 		return false
 	}
-	// Most lines are short: their end is found in their first 64 octets,
-	// without a call.
-	end := indexWords(s, pos, 8, '\n', '\r')
-	if end < 0 {
-		if sc.lf < pos {
-			sc.lf = indexFrom(s, pos, '\n')
-		}
-		if sc.cr < pos {
-			sc.cr = indexFrom(s, pos, '\r')
-		}
-		end = min(sc.lf, sc.cr)
+	if sc.lf < pos {
+		sc.lf = indexFrom(s, pos, '\n')
 	}
+	if sc.cr < pos {
+		sc.cr = indexFrom(s, pos, '\r')
+	}
+	end := min(sc.lf, sc.cr)
 	switch {
 	case end == len(s):
 		sc.pos = end + 1
@@ -219,17 +213,10 @@ func (sc *scanner) next(l *line) bool {
 // ending with white space, into key and value.
 func (sc *scanner) split(l *line, pos, end int) bool {
 	s := sc.s
-	sep := end // none
-	if i := indexWords(s, pos, 2, ':', ':'); i >= 0 {
-		sep = i
-	} else if pos+16 <= len(s) && pos+16 >= end {
-		// It is not in the content.
-	} else {
-		if sc.colon < pos {
-			sc.colon = indexFrom(s, pos, ':')
-		}
-		sep = sc.colon
+	if sc.colon < pos {
+		sc.colon = indexFrom(s, pos, ':')
 	}
+	sep := sc.colon
 	var k, v int // end of the key, start of the value
 	if sep < end {
 		k, v = sep, sep+1
@@ -274,23 +261,6 @@ func (sc *scanner) ascii(l *line) bool {
 		sc.high = indexHigh(sc.s, l.start)
 	}
 	return sc.high >= l.end
-}
-
-// indexWords returns the index of the first octet that is a or b in the
-// first n words (8 octets each) of s from from that s holds whole, -1 if there
-// is none. It marks in each word the octets equal to a or b: an octet's high
-// bit is set where it equals them, and in no octet below the first that does.
-func indexWords(s []byte, from, n int, a, b byte) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	wa, wb := ones*uint64(a), ones*uint64(b)
-	for i := from; i+8 <= len(s) && n > 0; i, n = i+8, n-1 {
-		w := binary.LittleEndian.Uint64(s[i:])
-		x, y := w^wa, w^wb
-		if m := ((x - ones) &^ x) | ((y - ones) &^ y); m&highs != 0 {
-			return i + bits.TrailingZeros64(m&highs)>>3
-		}
-	}
-	return -1
 }
 
 func indexFrom(s []byte, from int, c byte) int {
