@@ -327,7 +327,8 @@ func equalFold(s []byte, k string) bool {
 }
 
 // The common keys with their colon, as the fast path of scanner.next reads
-// them at the start of a line.
+// them at the start of a line: the first word of a line, and for two of them
+// the next octet or word.
 var (
 	disallowKey = newFold("disallow") // and then a colon
 	allowKey    = newFold("allow:")
