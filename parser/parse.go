@@ -2,8 +2,10 @@ package parser
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/binary"
+	"hash/maphash"
+	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -712,7 +714,6 @@ func (b *builder) sitemap(l *line) {
 }
 
 // dedupe removes from s, in place, every string equal to an earlier one.
-// The strings must not be empty.
 func dedupe(s []string) []string {
 	if len(s) <= 16 {
 		out := s[:0]
@@ -723,34 +724,46 @@ func dedupe(s []string) []string {
 		}
 		return out
 	}
-	// Sort the indices by value, then by position: of each run of equal
-	// values, all but the first are duplicates, emptied here and dropped
-	// below. An index costs less than a set's entry.
-	idx := make([]int, len(s))
-	for i := range idx {
-		idx[i] = i
+	// A set of the values kept, by open addressing, at most three quarters
+	// full: it costs less than a map.
+	size := 1 << bits.Len(uint(len(s)+len(s)/3))
+	var out []string
+	if len(s) < math.MaxInt32 {
+		out = dedupeSet(s, make([]int32, size))
+	} else {
+		out = dedupeSet(s, make([]int, size))
 	}
-	slices.SortFunc(idx, func(i, j int) int {
-		if c := strings.Compare(s[i], s[j]); c != 0 {
-			return c
-		}
-		return cmp.Compare(i, j)
-	})
-	prev := s[idx[0]]
-	for _, i := range idx[1:] {
-		if s[i] == prev {
-			s[i] = ""
-		} else {
-			prev = s[i]
-		}
-	}
-	out := slices.DeleteFunc(s, func(v string) bool { return v == "" })
 	if cap(out) > len(out)+len(out)/4+16 {
 		// Do not keep the room taken by duplicates.
 		out = slices.Clone(out)
 	}
 	return out
 }
+
+// dedupeSet is dedupe with set, a free table of a power of two slots, more
+// than len(s). A slot holds an index of the result plus one, 0 when free.
+func dedupeSet[I int32 | int](s []string, set []I) []string {
+	mask := uint64(len(set) - 1)
+	out := s[:0]
+	for _, v := range s {
+		for i := maphash.String(dedupeSeed, v) & mask; ; i = (i + 1) & mask {
+			j := set[i]
+			if j == 0 {
+				out = append(out, v) // over an element already read
+				set[i] = I(len(out))
+				break
+			}
+			if out[j-1] == v {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// dedupeSeed seeds the hash of dedupe at random, so that no file can choose
+// values that collide.
+var dedupeSeed = maphash.MakeSeed()
 
 func (b *builder) crawlDelay(l *line) {
 	d, ok := parseSeconds(b.value(l))

@@ -3,6 +3,7 @@ package parser
 import (
 	"bytes"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -224,4 +225,32 @@ func TestClassify(t *testing.T) {
 		}
 	}
 	assert.Equal(t, keyUnknown, func() key { k, _ := classify(bytes.ToUpper([]byte("\x00isallow"))); return k }())
+}
+
+// dedupe keeps the first of each value, in order, whatever the number of
+// values and of duplicates, on both sides of its switch to a set.
+func TestDedupe(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, 2, 15, 16, 17, 18, 47, 48, 49, 100, 1000, 5000} {
+		for _, distinct := range []int{1, 2, n/2 + 1, n + 1} {
+			in := make([]string, n)
+			for i := range in {
+				in[i] = "https://example.com/sitemap-" + strings.Repeat("x", rng.IntN(3)) + string(rune('a'+rng.IntN(distinct)%26)) + strings.Repeat("y", rng.IntN(distinct)/26)
+			}
+			var want []string
+			seen := map[string]bool{}
+			for _, v := range in {
+				if !seen[v] {
+					seen[v] = true
+					want = append(want, v)
+				}
+			}
+			got := dedupe(slices.Clone(in))
+			if len(want) == 0 {
+				assert.Empty(t, got)
+				continue
+			}
+			assert.Equal(t, want, got, "%d values, %d distinct", n, distinct)
+		}
+	}
 }
