@@ -53,7 +53,7 @@ type googleLine struct {
 }
 
 // report describes a scanned line as Google's reporter would.
-func report(l line) googleLine {
+func report(l scanned) googleLine {
 	tags := map[key]string{
 		keyUserAgent: "user-agent", keyAllow: "allow", keyDisallow: "disallow", keySitemap: "sitemap",
 		keyCrawlDelay: "unused", keyContentUsage: "unused", keyUnused: "unused",
@@ -71,16 +71,30 @@ func report(l line) googleLine {
 	}
 }
 
-func scanAll(body []byte) []line {
+// scanned is a line with its key and value.
+type scanned struct {
+	line
+	rawKey, value []byte
+	ascii         bool
+}
+
+func scanAll(body []byte) []scanned {
 	sc := newScanner(body)
-	var out []line
-	for {
-		l, ok := sc.next()
-		if !ok {
-			return out
-		}
-		out = append(out, l)
+	var out []scanned
+	var l line
+	for sc.next(&l) {
+		out = append(out, scanned{l, body[l.keyStart:l.keyEnd], body[l.valueStart:l.valueEnd], sc.ascii(&l)})
 	}
+	return out
+}
+
+// split scans text, which holds no line ending, as line num.
+func split(num int, text []byte) scanned {
+	sc := newScanner(text)
+	sc.num = num - 1
+	var l line
+	sc.next(&l)
+	return scanned{l, text[l.keyStart:l.keyEnd], text[l.valueStart:l.valueEnd], sc.ascii(&l)}
 }
 
 func isStandard(k key) bool {

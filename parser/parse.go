@@ -2,7 +2,10 @@ package parser
 
 import (
 	"bytes"
-	"cmp"
+	"encoding/binary"
+	"hash/maphash"
+	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -46,7 +49,8 @@ const maxQuoted = 64
 func Parse(body []byte) *Robots {
 	count := builder{counting: true}
 	count.run(body)
-	b := newBuilder(&count.n)
+	var b builder
+	b.init(&count.n)
 	b.r.Lines = b.run(body)
 	return b.finish()
 }
@@ -67,14 +71,17 @@ const (
 	keyUnknown // any other key
 )
 
-// line is one line of a robots.txt file, split into key and value. Its
-// slices point into the body: whatever is kept is copied.
+// line is one line of a robots.txt file, split into key and value, as
+// offsets into the body: whatever is kept is copied. It holds no pointer, so
+// the scanner fills it without write barriers wherever it lives.
 type line struct {
 	num          int
-	text         []byte // the line as used: cut at MaxLineLength and at NUL
+	start, end   int // the line as used: cut at MaxLineLength and at NUL
+	keyStart     int // the key as written
+	keyEnd       int
+	valueStart   int
+	valueEnd     int
 	key          key
-	rawKey       []byte // the key as written
-	value        []byte
 	typo         bool // key accepted as a misspelling or extension
 	missingColon bool
 	tooLong      bool
@@ -85,12 +92,22 @@ type line struct {
 }
 
 // scanner splits a robots.txt body into lines at LF, CR and CRLF, skipping a
-// leading (possibly partial) UTF-8 byte order mark.
+// leading (possibly partial) UTF-8 byte order mark, and each line into key
+// and value.
+//
+// It remembers where the next LF, CR, NUL, '#', ':' and non-ASCII octet
+// are, and looks for one again only once the line start has passed it, so
+// each kind is searched for once over the whole body, however its
+// occurrences fall: the work is linear, and a line costs little more than
+// its key and the white space around it.
 type scanner struct {
 	s          []byte
 	pos        int // start of the next line; len(s)+1 when done
 	num        int // number of the last line returned
 	lf, cr     int // next LF and CR at or after pos, len(s) when none
+	nul, hash  int // next NUL and '#', as lf
+	colon      int // next ':', as lf
+	high       int // next octet >= 0x80, as lf
 	partialBOM bool
 }
 
@@ -102,27 +119,32 @@ func newScanner(s []byte) scanner {
 	}
 	// Only a complete BOM, or a leading part of one followed by something
 	// else, is skipped: Google skips the longest common prefix.
-	return scanner{s: s, pos: n, lf: -1, cr: -1, partialBOM: n > 0 && n < len(bom)}
+	return scanner{
+		s: s, pos: n, lf: -1, cr: -1, nul: -1, hash: -1, colon: -1, high: -1,
+		partialBOM: n > 0 && n < len(bom),
+	}
 }
 
-// next returns the next line and reports whether there was one. A body has
-// one line more than it has line endings, so a final line ending is followed
-// by an empty last line.
-func (sc *scanner) next() (line, bool) {
-	s := sc.s
-	if sc.pos > len(s) {
-		return line{}, false
+// next reads the next line into l and reports whether there was one. A body
+// has one line more than it has line endings, so a final line ending is
+// followed by an empty last line.
+//
+// The line is parsed as Google's reference parser does: it is cut at
+// MaxLineLength and at a NUL byte, the comment is removed, and the rest is
+// split at the first colon into key and value, both trimmed. Without a
+// colon, a line of exactly two white-space separated tokens is accepted.
+func (sc *scanner) next(l *line) bool {
+	s, pos := sc.s, sc.pos
+	if pos > len(s) {
+		return false
 	}
-	// The positions of the next LF and CR are remembered across lines, so a
-	// body with only one kind of line ending is still scanned once.
-	if sc.lf < sc.pos {
-		sc.lf = indexFrom(s, sc.pos, '\n')
+	if sc.lf < pos {
+		sc.lf = indexFrom(s, pos, '\n')
 	}
-	if sc.cr < sc.pos {
-		sc.cr = indexFrom(s, sc.pos, '\r')
+	if sc.cr < pos {
+		sc.cr = indexFrom(s, pos, '\r')
 	}
 	end := min(sc.lf, sc.cr)
-	text := s[sc.pos:end]
 	switch {
 	case end == len(s):
 		sc.pos = end + 1
@@ -132,7 +154,115 @@ func (sc *scanner) next() (line, bool) {
 		sc.pos = end + 1
 	}
 	sc.num++
-	return split(sc.num, text), true
+	*l = line{num: sc.num, start: pos}
+	if end-pos > MaxLineLength {
+		end, l.tooLong = pos+MaxLineLength, true
+	}
+	if sc.nul < pos {
+		sc.nul = indexFrom(s, pos, 0)
+	}
+	if sc.nul < end {
+		end, l.nul = sc.nul, true
+	}
+	l.end = end
+	if sc.hash < pos {
+		sc.hash = indexFrom(s, pos, '#')
+	}
+	if sc.hash < end {
+		end, l.comment = sc.hash, true
+	}
+	for pos < end && isSpace(s[pos]) {
+		pos++
+	}
+	for end > pos && isSpace(s[end-1]) {
+		end--
+	}
+	if pos == end {
+		l.empty = true
+		return true
+	}
+	// Most lines start with one of the common keys, as written, and a
+	// colon: they need no search for the colon and no classify.
+	k := -1 // end of the key
+	if pos+16 <= len(s) {
+		w := binary.LittleEndian.Uint64(s[pos:])
+		switch {
+		case disallowKey.match(w) && s[pos+8] == ':':
+			l.key, k = keyDisallow, pos+8
+		case allowKey.match(w):
+			l.key, k = keyAllow, pos+5
+		case userAgeKey.match(w) && ntKey.match(binary.LittleEndian.Uint64(s[pos+8:])):
+			l.key, k = keyUserAgent, pos+10
+		case sitemapKey.match(w):
+			l.key, k = keySitemap, pos+7
+		}
+		if k >= end { // the colon is not in the line's content
+			l.key, k = keyNone, -1
+		}
+	}
+	if k < 0 {
+		return sc.split(l, pos, end)
+	}
+	v := k + 1
+	for v < end && isSpace(s[v]) {
+		v++
+	}
+	l.keyStart, l.keyEnd, l.valueStart, l.valueEnd = pos, k, v, end
+	return true
+}
+
+// split splits the content s[pos:end] of l, neither empty nor starting or
+// ending with white space, into key and value.
+func (sc *scanner) split(l *line, pos, end int) bool {
+	s := sc.s
+	if sc.colon < pos {
+		sc.colon = indexFrom(s, pos, ':')
+	}
+	sep := sc.colon
+	var k, v int // end of the key, start of the value
+	if sep < end {
+		k, v = sep, sep+1
+		for k > pos && isSpace(s[k-1]) {
+			k--
+		}
+	} else {
+		k = pos
+		for k < end && !isSpace(s[k]) {
+			k++
+		}
+		if k == end {
+			l.unparsable = true
+			return true
+		}
+		v = k
+		for v < end && isSpace(s[v]) {
+			v++
+		}
+		if indexSpace(s[v:end]) >= 0 {
+			l.unparsable = true // more than two tokens
+			return true
+		}
+		l.missingColon = true
+	}
+	for v < end && isSpace(s[v]) {
+		v++
+	}
+	if k == pos {
+		l.unparsable = true
+		return true
+	}
+	l.keyStart, l.keyEnd, l.valueStart, l.valueEnd = pos, k, v, end
+	l.key, l.typo = classify(s[pos:k])
+	return true
+}
+
+// ascii reports whether the line l, read by sc, holds only ASCII octets:
+// most lines do, and then they are valid UTF-8 without a byte order mark.
+func (sc *scanner) ascii(l *line) bool {
+	if sc.high < l.start {
+		sc.high = indexHigh(sc.s, l.start)
+	}
+	return sc.high >= l.end
 }
 
 func indexFrom(s []byte, from int, c byte) int {
@@ -142,55 +272,24 @@ func indexFrom(s []byte, from int, c byte) int {
 	return len(s)
 }
 
-// split parses one line as Google's reference parser does: the line is cut
-// at MaxLineLength and at a NUL byte, the comment is removed, and the rest is
-// split at the first colon into key and value, both trimmed. Without a colon,
-// a line of exactly two white-space separated tokens is accepted.
-//
-// The line is returned by value: it lives on the caller's stack, and filling
-// it needs no write barrier, which costs more than splitting while the
-// garbage collector runs.
-func split(num int, text []byte) (l line) {
-	l.num = num
-	if len(text) > MaxLineLength {
-		text, l.tooLong = text[:MaxLineLength], true
-	}
-	if i := bytes.IndexByte(text, 0); i >= 0 {
-		text, l.nul = text[:i], true
-	}
-	l.text = text
-	if i := bytes.IndexByte(text, '#'); i >= 0 {
-		text, l.comment = text[:i], true
-	}
-	text = trim(text)
-	if len(text) == 0 {
-		l.empty = true
-		return l
-	}
-	sep := bytes.IndexByte(text, ':')
-	var k, v []byte
-	if sep >= 0 {
-		k, v = trim(text[:sep]), trim(text[sep+1:])
-	} else {
-		ws := indexSpace(text)
-		if ws < 0 {
-			l.unparsable = true
-			return l
+// indexHigh returns the index of the first octet >= 0x80 at or after from,
+// len(s) if none, reading 32 octets at a time.
+func indexHigh(s []byte, from int) int {
+	const high = 0x8080808080808080
+	i := from
+	for ; i+32 <= len(s); i += 32 {
+		w := s[i : i+32 : i+32]
+		if (binary.LittleEndian.Uint64(w)|binary.LittleEndian.Uint64(w[8:])|
+			binary.LittleEndian.Uint64(w[16:])|binary.LittleEndian.Uint64(w[24:]))&high != 0 {
+			break
 		}
-		k, v = text[:ws], trim(text[ws:])
-		if indexSpace(v) >= 0 {
-			l.unparsable = true // more than two tokens
-			return l
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return i
 		}
-		l.missingColon = true
 	}
-	if len(k) == 0 {
-		l.unparsable = true
-		return l
-	}
-	l.rawKey, l.value = k, v
-	l.key, l.typo = classify(k)
-	return l
+	return len(s)
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' }
@@ -203,16 +302,6 @@ func indexSpace(s []byte) int {
 		}
 	}
 	return -1
-}
-
-func trim(s []byte) []byte {
-	for len(s) > 0 && isSpace(s[0]) {
-		s = s[1:]
-	}
-	for len(s) > 0 && isSpace(s[len(s)-1]) {
-		s = s[:len(s)-1]
-	}
-	return s
 }
 
 // hasPrefixFold reports whether s starts with prefix, ignoring ASCII case.
@@ -233,6 +322,111 @@ func hasPrefixFold(s []byte, prefix string) bool {
 	return true
 }
 
+// equalFold reports whether s is k, ignoring ASCII case. k must be lower
+// case.
+func equalFold(s []byte, k string) bool {
+	return len(s) == len(k) && hasPrefixFold(s, k)
+}
+
+// The common keys with their colon, as the fast path of scanner.next reads
+// them at the start of a line: the first word of a line, and for two of them
+// the next octet or word.
+var (
+	disallowKey = newFold("disallow") // and then a colon
+	allowKey    = newFold("allow:")
+	userAgeKey  = newFold("user-age")
+	ntKey       = newFold("nt:")
+	sitemapKey  = newFold("sitemap:")
+)
+
+// fold matches the start of a little-endian word of 8 octets with a
+// lower-case text, ignoring the case of its letters: setting the bit 0x20 of
+// an octet folds a letter to lower case, and folds nothing else to a letter,
+// so it is set only where the text has a letter.
+type fold struct{ word, mask, keep uint64 }
+
+// newFold returns the fold of p, at most 8 octets.
+func newFold(p string) fold {
+	var f fold
+	for i := len(p) - 1; i >= 0; i-- {
+		f.word, f.mask, f.keep = f.word<<8|uint64(p[i]), f.mask<<8, f.keep<<8|0xff
+		if 'a' <= p[i] && p[i] <= 'z' {
+			f.mask |= 0x20
+		}
+	}
+	return f
+}
+
+func (f fold) match(w uint64) bool { return (w|f.mask)&f.keep == f.word }
+
+// classify says which key k stands for. As in Google's parser, the four
+// standard keys are matched by case-insensitive prefix ("Disallowed" is a
+// disallow) and with Google's accepted misspellings; typo reports that the key
+// is not exactly the standard one. It chooses by the key's first letter.
+func classify(k []byte) (key, bool) {
+	if len(k) < 4 { // the shortest key known, "host"
+		return keyUnknown, false
+	}
+	switch k[0] | 0x20 { // the letter in lower case, or not a letter
+	case 'd':
+		if hasPrefixFold(k, "disallow") {
+			return keyDisallow, len(k) != len("disallow")
+		}
+		if anyPrefixFold(k, "dissallow", "dissalow", "disalow", "diasllow", "disallaw") {
+			return keyDisallow, true
+		}
+		if equalFold(k, "domain") {
+			return keyUnused, false
+		}
+	case 'a':
+		if hasPrefixFold(k, "allow") {
+			return keyAllow, len(k) != len("allow")
+		}
+	case 'u':
+		if hasPrefixFold(k, "user-agent") {
+			return keyUserAgent, len(k) != len("user-agent")
+		}
+		if anyPrefixFold(k, "useragent", "user agent") {
+			return keyUserAgent, true
+		}
+	case 's':
+		if hasPrefixFold(k, "sitemap") {
+			return keySitemap, len(k) != len("sitemap")
+		}
+		if hasPrefixFold(k, "site-map") {
+			return keySitemap, true
+		}
+	case 'c':
+		switch {
+		case equalFold(k, "crawl-delay"):
+			return keyCrawlDelay, false
+		case equalFold(k, "content-usage"):
+			return keyContentUsage, false
+		case equalFold(k, "content-signal"):
+			return keyContentSignal, false
+		case equalFold(k, "clean-param"):
+			return keyUnused, false
+		}
+	case 'h':
+		if equalFold(k, "host") {
+			return keyUnused, false
+		}
+	case 'n':
+		if equalFold(k, "noindex") || equalFold(k, "noarchive") || equalFold(k, "nofollow") {
+			return keyUnused, false
+		}
+	case 'r':
+		if equalFold(k, "request-rate") || equalFold(k, "revisit-after") {
+			return keyUnused, false
+		}
+	case 'v':
+		if equalFold(k, "visit-time") {
+			return keyUnused, false
+		}
+	}
+	return keyUnknown, false
+}
+
 func anyPrefixFold(s []byte, prefixes ...string) bool {
 	for _, p := range prefixes {
 		if hasPrefixFold(s, p) {
@@ -240,54 +434,6 @@ func anyPrefixFold(s []byte, prefixes ...string) bool {
 		}
 	}
 	return false
-}
-
-// unusedKeys are non-standard keys that real files use and that the parser
-// keeps in Robots.Other without a warning.
-var unusedKeys = [][]byte{
-	[]byte("host"), []byte("clean-param"), []byte("noindex"), []byte("noarchive"), []byte("nofollow"),
-	[]byte("request-rate"), []byte("visit-time"), []byte("revisit-after"), []byte("domain"),
-}
-
-var (
-	crawlDelayKey    = []byte("crawl-delay")
-	contentUsageKey  = []byte("content-usage")
-	contentSignalKey = []byte("content-signal")
-)
-
-// classify says which key k stands for. As in Google's parser, the four
-// standard keys are matched by case-insensitive prefix ("Disallowed" is a
-// disallow) and with Google's accepted misspellings; typo reports that the key
-// is not exactly the standard one.
-func classify(k []byte) (key, bool) {
-	switch {
-	case hasPrefixFold(k, "user-agent"):
-		return keyUserAgent, len(k) != len("user-agent")
-	case anyPrefixFold(k, "useragent", "user agent"):
-		return keyUserAgent, true
-	case hasPrefixFold(k, "allow"):
-		return keyAllow, len(k) != len("allow")
-	case hasPrefixFold(k, "disallow"):
-		return keyDisallow, len(k) != len("disallow")
-	case anyPrefixFold(k, "dissallow", "dissalow", "disalow", "diasllow", "disallaw"):
-		return keyDisallow, true
-	case hasPrefixFold(k, "sitemap"):
-		return keySitemap, len(k) != len("sitemap")
-	case hasPrefixFold(k, "site-map"):
-		return keySitemap, true
-	case bytes.EqualFold(k, crawlDelayKey):
-		return keyCrawlDelay, false
-	case bytes.EqualFold(k, contentUsageKey):
-		return keyContentUsage, false
-	case bytes.EqualFold(k, contentSignalKey):
-		return keyContentSignal, false
-	}
-	for _, u := range unusedKeys {
-		if bytes.EqualFold(k, u) {
-			return keyUnused, false
-		}
-	}
-	return keyUnknown, false
 }
 
 var canonicalKeys = [...]string{
@@ -308,6 +454,7 @@ var canonicalKeys = [...]string{
 type builder struct {
 	r        *Robots // nil when counting
 	counting bool
+	sc       scanner
 	n        tally // what has been stored, or counted, so far
 
 	inRules   bool  // a rule has been seen since the last user-agent line
@@ -326,9 +473,9 @@ type tally struct {
 	bytes                                                   int // of the values kept
 }
 
-// newBuilder returns a builder that stores what n counted.
-func newBuilder(n *tally) *builder {
-	b := &builder{r: &Robots{}}
+// init readies a zero builder to store what n counted.
+func (b *builder) init(n *tally) {
+	b.r = &Robots{}
 	if n.groups > 0 {
 		b.r.Groups = make([]Group, 0, n.groups)
 		b.agents = make([]Agent, 0, n.agents)
@@ -349,24 +496,26 @@ func newBuilder(n *tally) *builder {
 		b.r.Sitemaps = make([]string, 0, n.sitemaps)
 	}
 	b.text.Grow(n.bytes)
-	return b
 }
 
 // run adds every line of body and returns the number of lines.
 func (b *builder) run(body []byte) int {
-	sc := newScanner(body)
-	if sc.partialBOM {
+	b.sc = newScanner(body)
+	if b.sc.partialBOM {
 		b.warn(1, InvalidUTF8, "an incomplete UTF-8 byte order mark at the start was skipped")
 	}
-	for {
-		l, ok := sc.next()
-		if !ok {
-			break
-		}
+	var l line
+	for b.sc.next(&l) {
 		b.add(&l)
 	}
-	return sc.num
+	return b.sc.num
 }
+
+// value returns the value of l, a line of the body.
+func (b *builder) value(l *line) []byte { return b.sc.s[l.valueStart:l.valueEnd] }
+
+// rawKey returns the key of l as written.
+func (b *builder) rawKey(l *line) []byte { return b.sc.s[l.keyStart:l.keyEnd] }
 
 // str returns v as a string that the Robots keeps, or counts its bytes.
 func (b *builder) str(v []byte) string {
@@ -445,12 +594,12 @@ func (b *builder) add(l *line) {
 			b.start = b.n
 			b.inRules, b.delayFrom = false, b.n.agents
 		}
-		v := b.str(l.value)
+		v := b.str(b.value(l))
 		b.n.agents++
 		if !b.counting {
 			b.agents = append(b.agents, Agent{Value: v, Line: l.num})
 		}
-		if len(l.value) == 0 {
+		if len(b.value(l)) == 0 {
 			b.warn(l.num, InvalidValue, "empty user-agent; it names no crawler")
 		}
 	case keyAllow, keyDisallow:
@@ -458,7 +607,7 @@ func (b *builder) add(l *line) {
 			b.warn(l.num, OutsideGroup, "rule before any user-agent line; ignored")
 			return
 		}
-		v := b.str(l.value)
+		v := b.str(b.value(l))
 		b.n.rules++
 		if !b.counting {
 			b.rules = append(b.rules, Rule{Allow: l.key == keyAllow, Pattern: v, Line: l.num})
@@ -477,7 +626,7 @@ func (b *builder) add(l *line) {
 	case keyUnknown:
 		b.other(l)
 		if b.keepWarning() {
-			b.warn1(l.num, UnknownKey, unknownKeyMessage(l.rawKey))
+			b.warn1(l.num, UnknownKey, unknownKeyMessage(b.rawKey(l)))
 		}
 	}
 }
@@ -498,11 +647,12 @@ func (b *builder) lineWarnings(l *line) {
 	if l.nul {
 		b.warn(l.num, NULByte, "NUL byte; the rest of the line was ignored")
 	}
-	if !isASCII(l.text) {
-		if !utf8.Valid(l.text) {
+	if !b.sc.ascii(l) {
+		text := b.sc.s[l.start:l.end]
+		if !utf8.Valid(text) {
 			b.warn(l.num, InvalidUTF8, "not valid UTF-8")
 		}
-		if bytes.Contains(l.text, bomRune) {
+		if bytes.Contains(text, bomRune) {
 			b.warn(l.num, BOMNotAtStart, "byte order mark (U+FEFF) after the start of the file")
 		}
 	}
@@ -511,7 +661,7 @@ func (b *builder) lineWarnings(l *line) {
 		b.warn(l.num, MissingColon, "no colon between key and value; accepted")
 	}
 	if l.typo && b.keepWarning() {
-		b.warn1(l.num, Misspelling, quote(l.rawKey)+" accepted as "+canonicalKeys[l.key])
+		b.warn1(l.num, Misspelling, quote(b.rawKey(l))+" accepted as "+canonicalKeys[l.key])
 	}
 }
 
@@ -525,27 +675,6 @@ func quote(s []byte) string {
 		return strconv.Quote(string(s[:maxQuoted]) + "…")
 	}
 	return strconv.Quote(string(s))
-}
-
-// isASCII reports whether s holds only ASCII octets, eight at a time: most
-// lines do, and then they are valid UTF-8 without a byte order mark.
-func isASCII(s []byte) bool {
-	const high = 0x8080808080808080
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		b := s[i : i+8]
-		w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-		if w&high != 0 {
-			return false
-		}
-	}
-	for ; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
 }
 
 func unknownKeyMessage(k []byte) string {
@@ -565,7 +694,7 @@ func (b *builder) other(l *line) {
 		return
 	}
 	b.n.other++
-	k, v := b.str(l.rawKey), b.str(l.value)
+	k, v := b.str(b.rawKey(l)), b.str(b.value(l))
 	if !b.counting {
 		b.r.Other = append(b.r.Other, Record{Key: k, Value: v, Line: l.num})
 	}
@@ -573,11 +702,11 @@ func (b *builder) other(l *line) {
 
 // sitemap keeps the line's value; duplicates are removed at the end.
 func (b *builder) sitemap(l *line) {
-	if len(l.value) == 0 {
+	if len(b.value(l)) == 0 {
 		b.warn(l.num, InvalidValue, "empty sitemap; ignored")
 		return
 	}
-	v := b.str(l.value)
+	v := b.str(b.value(l))
 	b.n.sitemaps++
 	if !b.counting {
 		b.r.Sitemaps = append(b.r.Sitemaps, v)
@@ -585,7 +714,6 @@ func (b *builder) sitemap(l *line) {
 }
 
 // dedupe removes from s, in place, every string equal to an earlier one.
-// The strings must not be empty.
 func dedupe(s []string) []string {
 	if len(s) <= 16 {
 		out := s[:0]
@@ -596,28 +724,15 @@ func dedupe(s []string) []string {
 		}
 		return out
 	}
-	// Sort the indices by value, then by position: of each run of equal
-	// values, all but the first are duplicates, emptied here and dropped
-	// below. An index costs less than a set's entry.
-	idx := make([]int, len(s))
-	for i := range idx {
-		idx[i] = i
+	// A set of the values kept, by open addressing, at most three quarters
+	// full: it costs less than a map.
+	size := 1 << bits.Len(uint(len(s)+len(s)/3))
+	var out []string
+	if len(s) < math.MaxInt32 {
+		out = dedupeSet(s, make([]int32, size))
+	} else {
+		out = dedupeSet(s, make([]int, size))
 	}
-	slices.SortFunc(idx, func(i, j int) int {
-		if c := strings.Compare(s[i], s[j]); c != 0 {
-			return c
-		}
-		return cmp.Compare(i, j)
-	})
-	prev := s[idx[0]]
-	for _, i := range idx[1:] {
-		if s[i] == prev {
-			s[i] = ""
-		} else {
-			prev = s[i]
-		}
-	}
-	out := slices.DeleteFunc(s, func(v string) bool { return v == "" })
 	if cap(out) > len(out)+len(out)/4+16 {
 		// Do not keep the room taken by duplicates.
 		out = slices.Clone(out)
@@ -625,12 +740,37 @@ func dedupe(s []string) []string {
 	return out
 }
 
+// dedupeSet is dedupe with set, a free table of a power of two slots, more
+// than len(s). A slot holds an index of the result plus one, 0 when free.
+func dedupeSet[I int32 | int](s []string, set []I) []string {
+	mask := uint64(len(set) - 1)
+	out := s[:0]
+	for _, v := range s {
+		for i := maphash.String(dedupeSeed, v) & mask; ; i = (i + 1) & mask {
+			j := set[i]
+			if j == 0 {
+				out = append(out, v) // over an element already read
+				set[i] = I(len(out))
+				break
+			}
+			if out[j-1] == v {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// dedupeSeed seeds the hash of dedupe at random, so that no file can choose
+// values that collide.
+var dedupeSeed = maphash.MakeSeed()
+
 func (b *builder) crawlDelay(l *line) {
-	d, ok := parseSeconds(l.value)
+	d, ok := parseSeconds(b.value(l))
 	switch {
 	case !ok:
 		if b.keepWarning() {
-			b.warn1(l.num, InvalidValue, "crawl-delay "+quote(l.value)+" is not a number of seconds; kept, not interpreted")
+			b.warn1(l.num, InvalidValue, "crawl-delay "+quote(b.value(l))+" is not a number of seconds; kept, not interpreted")
 		}
 		b.other(l)
 	case b.n.groups == 0:
@@ -702,7 +842,7 @@ func (b *builder) contentUsage(l *line) {
 		return
 	}
 	b.inRules = true
-	v := b.str(l.value)
+	v := b.str(b.value(l))
 	b.n.usages++
 	if b.counting {
 		return
@@ -754,7 +894,7 @@ func (b *builder) contentSignal(l *line) {
 		b.other(l)
 		return
 	}
-	v := b.str(l.value)
+	v := b.str(b.value(l))
 	b.n.signals++
 	if b.counting {
 		return
