@@ -143,6 +143,12 @@ func matchSegments(path string, pos int, anchored bool, text string, segs []span
 // With no matching group the "*" groups apply. A nil r allows everything.
 // The Matcher keeps no reference to r.
 func Compile(r *parser.Robots, agents ...string) *Matcher {
+	return compile(r, smallRules, agents...)
+}
+
+// compile is Compile, with sets of at most smallMax rules compiled small
+// (see small.go).
+func compile(r *parser.Robots, smallMax int, agents ...string) *Matcher {
 	agents = names(agents)
 	m := &Matcher{}
 	var groups []*parser.Group
@@ -159,6 +165,7 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 	sz := textSize{layout: true, scratch: sc.canon[:0]}
 	nagents, agentText := 0, 0
 	byLine, last := true, int32(-1) // the lines grow: they are the ids
+	top := int32(0)                 // the largest line
 	rewritten := sc.bits[:0]        // a bit per rule whose pattern is not canonical
 	k := 0
 	for _, g := range groups {
@@ -177,13 +184,39 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 			k++
 			line := lineOf(rl.Line)
 			byLine = byLine && line > last
-			last = line
+			last, top = line, max(top, line)
 		}
 	}
-	text := make([]byte, 0, sz.text+agentText)
 	sc.bits = rewritten
-	entries := resize(sc.entries, sz.patterns)[:0]
+	var text []byte
 	var lines []int32 // by id, when the ids are not the lines
+	if k <= smallMax && sz.plain+agentText <= maxSmallText && top <= maxSmallLine {
+		text = make([]byte, 0, sz.plain+agentText)
+		m.small, text, sz.scratch = compileSmall(groups, sz.patterns, rewritten, text, sz.scratch)
+	} else {
+		text, lines = compileTrie(groups, sz, byLine, rewritten, make([]byte, 0, sz.text+agentText), sc)
+	}
+	var delays []time.Duration
+	m.agents, delays, text = compileAgents(groups, nagents, text)
+	if m.small == nil {
+		m.set = newPatternSet(sc.entries, sz.pieces, finish(text), true, true, sc)
+	} else {
+		m.set.text = finish(text)
+	}
+	use := compileUsage(groups)
+	signal, record := compileSignal(r, groups)
+	if delays != nil || lines != nil || use != nil || record.Line != 0 {
+		m.more = &matcherMore{delays: delays, lines: lines, usage: use, signal: signal, signalRecord: record}
+	}
+	return m
+}
+
+// compileTrie appends to text the patterns of the rules of groups, as the
+// trie keeps them (see above), and leaves their entries in sc.entries; it
+// returns the text, and the lines of the rules by id when byLine is false.
+func compileTrie(groups []*parser.Group, sz textSize, byLine bool, rewritten []uint64, text []byte, sc *scratch) ([]byte, []int32) {
+	var lines []int32
+	entries := resize(sc.entries, sz.patterns)[:0]
 	if !byLine {
 		lines = make([]int32, 0, sz.rules)
 	}
@@ -230,16 +263,8 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 			entries = appendEntries(entries, canon, base, id, rl.Allow, at, star)
 		}
 	}
-	var delays []time.Duration
-	m.agents, delays, text = compileAgents(groups, nagents, text)
 	sc.entries, sc.canon = entries, scratch
-	m.set = newPatternSet(entries, sz.pieces, finish(text), true, true, sc)
-	use := compileUsage(groups)
-	signal, record := compileSignal(r, groups)
-	if delays != nil || lines != nil || use != nil || record.Line != 0 {
-		m.more = &matcherMore{delays: delays, lines: lines, usage: use, signal: signal, signalRecord: record}
-	}
-	return m
+	return text, lines
 }
 
 // scratch is the memory compiling a file uses and throws away. It is kept
@@ -288,6 +313,7 @@ type textSize struct {
 	// that differ, and of what goes between (see Compile; without
 	// layout, only a '*' after a canonical pattern that holds one).
 	text    int
+	plain   int    // the octets of the canonical patterns and of those as written that differ
 	layout  bool   // Compile's layout of rules
 	pieces  int    // the pieces of the wildcard patterns (see wildRule)
 	scratch []byte // the canonical form of the last pattern that is not canonical
@@ -310,6 +336,10 @@ func (z *textSize) add(p string, allow bool) (rewritten bool) {
 	}
 	star := strings.IndexByte(canon, '*') >= 0
 	z.text += len(canon)
+	z.plain += len(canon)
+	if rewritten {
+		z.plain += len(p)
+	}
 	switch {
 	case !z.layout:
 		if star {

@@ -41,7 +41,7 @@ func TestFeaturesHeldByMatchingPaths(t *testing.T) {
 			}
 			body.WriteString("Disallow: " + p + "\n")
 		}
-		m := Compile(parser.Parse([]byte(body.String())), "bot")
+		m := compile(parser.Parse([]byte(body.String())), -1, "bot")
 		s := m.set.wild
 		require.NotNil(t, s)
 		for _, at := range s.wildAt {
@@ -78,7 +78,7 @@ func TestFeaturesRuleOutRealFiles(t *testing.T) {
 		sharedtest.Missing(t, "corpus/robots", "no real wildcard-heavy file to measure the features on; this test did not run")
 		t.SkipNow()
 	}
-	m := Compile(parser.Parse(c.Body), c.Agent)
+	m := compile(parser.Parse(c.Body), -1, c.Agent)
 	s := m.set.wild
 	require.NotNil(t, s)
 	pairs, passed := 0, 0

@@ -24,7 +24,10 @@
 //     allows "/a/").
 //
 // Matching costs time linear in the length of the path for plain rules,
-// whatever their number. Wildcard rules that could beat the best plain
+// whatever their number. A file of a few rules for the crawler (at most
+// 24, as half the files of a crawl hold) is compiled into its patterns
+// alone, which a check tries best first, at most a search of the path
+// each. Wildcard rules that could beat the best plain
 // match are tried best first, a search of the path per piece between stars,
 // until those searches have scanned 64 KiB of path; the rest are matched
 // through an index of the path shared by all of them, at a few look-ups per
@@ -51,6 +54,9 @@ type Matcher struct {
 	// the rule's id (see compile.go). Its text holds the user-agent
 	// values too.
 	set patternSet
+	// The patterns of a small set of rules, compiled without the trie,
+	// best first; nil for the others (see small.go).
+	small []smallRule
 	// The user-agent lines of the selected groups: none when no group
 	// applies, as each group has one at least.
 	agents     []agentLine
@@ -136,6 +142,15 @@ func (m *Matcher) Match(path string) Result {
 
 // written returns the pattern of the rule of h as written.
 func (m *Matcher) written(h hit) string {
+	if h.kind == smallHit {
+		r := &m.small[h.at]
+		canon := r.canon(m.set.text)
+		if r.wn > 0 {
+			end := int(r.off) + len(canon)
+			return m.set.text[end : end+int(r.wn)]
+		}
+		return canon
+	}
 	at, isNoted, start, end := m.set.ruleAt(h)
 	if !isNoted {
 		return m.set.text[start:end]
@@ -145,6 +160,9 @@ func (m *Matcher) written(h hit) string {
 
 // line returns the line of the rule of h.
 func (m *Matcher) line(h hit) int {
+	if h.kind == smallHit {
+		return int(m.small[h.at].line)
+	}
 	id := m.set.idOf(h)
 	if m.more != nil && m.more.lines != nil {
 		return int(m.more.lines[id])
@@ -169,10 +187,29 @@ func (m *Matcher) decide(path string) (hit, Reason) {
 	if len(m.agents) == 0 {
 		return hit{}, NoGroup
 	}
-	if h := m.set.best(path); h.kind != noHit {
+	if h := m.best(path); h.kind != noHit {
 		return h, RuleMatched
 	}
 	return hit{}, NoRuleMatched
+}
+
+// best returns the best pattern matching the canonical path.
+func (m *Matcher) best(path string) hit {
+	h, _ := m.bestSteps(path)
+	return h
+}
+
+// bestSteps is best, and the steps of work it took (see
+// patternSet.bestSteps).
+func (m *Matcher) bestSteps(path string) (hit, int) {
+	if m.small == nil {
+		return m.set.bestSteps(path)
+	}
+	i, steps := smallBest(m.small, m.set.text, path)
+	if i < 0 {
+		return hit{}, steps
+	}
+	return hit{kind: smallHit, allow: m.small[i].allow(), at: int32(i)}, steps
 }
 
 // pathOf returns the path and query of s, a path as sent on the wire
@@ -245,7 +282,7 @@ func (m *Matcher) Agents() []parser.Agent {
 // array it owns, measured from their capacities. A cache that holds many
 // Matchers bounds its memory with it.
 func (m *Matcher) Size() int64 {
-	n := int64(unsafe.Sizeof(*m)) + m.set.size()
+	n := int64(unsafe.Sizeof(*m)) + m.set.size() + smallSize(m.small)
 	n += int64(cap(m.agents)) * int64(unsafe.Sizeof(agentLine{}))
 	if mm := m.more; mm != nil {
 		n += int64(unsafe.Sizeof(*mm))

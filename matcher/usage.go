@@ -375,7 +375,7 @@ func (m *Matcher) allowedCanonical(path string) bool {
 	if path == "/robots.txt" || len(m.agents) == 0 {
 		return true
 	}
-	h := m.set.best(path)
+	h := m.best(path)
 	return h.kind == noHit || h.allow
 }
 
