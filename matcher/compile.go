@@ -150,7 +150,6 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 // (see small.go).
 func compile(r *parser.Robots, smallMax int, agents ...string) *Matcher {
 	agents = names(agents)
-	m := &Matcher{}
 	var groups []*parser.Group
 	var valid []string
 	if r != nil {
@@ -164,6 +163,7 @@ func compile(r *parser.Robots, smallMax int, agents ...string) *Matcher {
 	defer sc.release()
 	sz := textSize{layout: true, scratch: sc.canon[:0]}
 	nagents, agentText := 0, 0
+	var delay time.Duration // the largest Crawl-delay that applies
 	byLine, last := true, int32(-1) // the lines grow: they are the ids
 	top := int32(0)                 // the largest line
 	rewritten := sc.bits[:0]        // a bit per rule whose pattern is not canonical
@@ -171,9 +171,9 @@ func compile(r *parser.Robots, smallMax int, agents ...string) *Matcher {
 	for _, g := range groups {
 		nagents += len(g.Agents)
 		for _, a := range g.Agents {
-			agentText += len(a.Value)
+			agentText += agentSize(a)
 		}
-		m.crawlDelay = max(m.crawlDelay, crawlDelay(g, valid))
+		delay = max(delay, crawlDelay(g, valid))
 		for _, rl := range g.Rules {
 			if k%64 == 0 {
 				rewritten = append(rewritten, 0)
@@ -190,23 +190,29 @@ func compile(r *parser.Robots, smallMax int, agents ...string) *Matcher {
 	sc.bits = rewritten
 	var text []byte
 	var lines []int32 // by id, when the ids are not the lines
-	if k <= smallMax && sz.plain+agentText <= maxSmallText && top <= maxSmallLine {
+	var small []smallRule
+	isSmall := k <= smallMax && sz.plain <= maxSmallText && top <= maxSmallLine
+	if isSmall {
 		text = make([]byte, 0, sz.plain+agentText)
-		m.small, text, sz.scratch = compileSmall(groups, sz.patterns, rewritten, text, sz.scratch)
+		small, text, sz.scratch = compileSmall(groups, sz.patterns, rewritten, text, sz.scratch)
 	} else {
 		text, lines = compileTrie(groups, sz, byLine, rewritten, make([]byte, 0, sz.text+agentText), sc)
 	}
-	var delays []time.Duration
-	m.agents, delays, text = compileAgents(groups, nagents, text)
-	if m.small == nil {
-		m.set = newPatternSet(sc.entries, sz.pieces, finish(text), true, true, sc)
+	list, delays, text := compileAgents(groups, nagents, text)
+	var m *Matcher
+	if isSmall {
+		m = &Matcher{text: finish(text), small: small}
 	} else {
-		m.set.text = finish(text)
+		tm := &trieMatcher{}
+		tm.trie = newPatternSet(sc.entries, sz.pieces, finish(text), true, true, sc)
+		m = &tm.m
+		m.text, m.trie = tm.trie.text, &tm.trie
 	}
+	m.agents = list
 	use := compileUsage(groups)
 	signal, record := compileSignal(r, groups)
-	if delays != nil || lines != nil || use != nil || record.Line != 0 {
-		m.more = &matcherMore{delays: delays, lines: lines, usage: use, signal: signal, signalRecord: record}
+	if delay != 0 || delays != nil || lines != nil || use != nil || record.Line != 0 {
+		m.more = &matcherMore{crawlDelay: delay, delays: delays, lines: lines, usage: use, signal: signal, signalRecord: record}
 	}
 	return m
 }
@@ -414,34 +420,54 @@ func appendEntries(entries []entry, canon string, base uint32, id int32, allow b
 }
 
 // agentLine is a user-agent line of the selected groups: its value is a
-// span of the set's text.
+// span of the Matcher's text.
 type agentLine struct {
 	value span
 	line  int32
 }
 
-// compileAgents returns the user-agent lines of groups, n lines, with
-// their values appended to text; their Crawl-delays, nil when none has one
-// (most files); and the text.
-func compileAgents(groups []*parser.Group, n int, text []byte) ([]agentLine, []time.Duration, []byte) {
-	if n == 0 {
-		return nil, nil, text
-	}
-	agents := make([]agentLine, 0, n)
+// agentList is the user-agent lines of the selected groups: n lines
+// encoded in the Matcher's text from at on, each its line and the length
+// of its value as uvarints, then its value.
+type agentList struct{ at, n uint32 }
+
+// agentSize is the octets user-agent line a takes in an agentList.
+func agentSize(a parser.Agent) int {
+	return lengthSize(int(agentLineOf(a))) + lengthSize(len(a.Value)) + len(a.Value)
+}
+
+func agentLineOf(a parser.Agent) int32 { return int32(min(max(a.Line, 0), 1<<31-1)) }
+
+// agentAt returns the user-agent line encoded at text[at:], and where the
+// next one starts.
+func agentAt(text string, at uint32) (agentLine, uint32) {
+	line, at := lengthAt(text, at)
+	n, at := lengthAt(text, at)
+	return agentLine{span{at, n}, int32(line)}, at + n
+}
+
+// compileAgents appends to text the user-agent lines of groups, n lines,
+// and returns them; their Crawl-delays, nil when none has one (most
+// files); and the text.
+func compileAgents(groups []*parser.Group, n int, text []byte) (agentList, []time.Duration, []byte) {
+	list := agentList{at: uint32(len(text)), n: uint32(n)}
 	var delays []time.Duration
+	i := 0
 	for _, g := range groups {
 		for _, a := range g.Agents {
 			if a.CrawlDelay != 0 && delays == nil {
-				delays = make([]time.Duration, len(agents), n)
+				delays = make([]time.Duration, i, n)
 			}
 			if delays != nil {
 				delays = append(delays, a.CrawlDelay)
 			}
-			agents = append(agents, agentLine{span{uint32(len(text)), uint32(len(a.Value))}, int32(min(max(a.Line, 0), 1<<31-1))})
+			text = appendLength(text, int(agentLineOf(a)))
+			text = appendLength(text, len(a.Value))
 			text = append(text, a.Value...)
+			i++
 		}
 	}
-	return agents, delays, text
+	return list, delays, text
 }
 
 // selectGroups returns the groups that name one of the agents, or, when none

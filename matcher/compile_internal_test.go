@@ -83,7 +83,7 @@ func TestRadixNodesSplitsLongEdges(t *testing.T) {
 			b.WriteString("Disallow: " + k + "\n")
 		}
 		m := compile(parser.Parse([]byte(b.String())), -1, "bot")
-		require.Len(t, m.set.nodes, want+1, "the nodes and the sentinel")
+		require.Len(t, m.trie.nodes, want+1, "the nodes and the sentinel")
 		for _, k := range keys {
 			require.Equal(t, k, m.Match(k+"?q").Rule.Pattern)
 		}
@@ -143,11 +143,10 @@ func TestArraysSizedExactly(t *testing.T) {
 		}
 		r := parser.Parse([]byte(b.String()))
 		m := compile(r, -1, "a")
-		exact(t, &m.set)
-		assert.Equal(t, len(m.agents), cap(m.agents), "agents")
+		exact(t, m.trie)
 		if small := compile(r, 1<<30, "a"); small.small != nil {
 			assert.Equal(t, len(small.small), cap(small.small), "the records of a small set")
-			assert.Nil(t, small.set.nodes, "a small set has no trie")
+			assert.Nil(t, small.trie, "a small set has no trie")
 		}
 		if m.more != nil && m.more.usage != nil {
 			exact(t, &m.more.usage.set)
@@ -170,10 +169,10 @@ func TestKeepsReportedRules(t *testing.T) {
 	}
 	m := compile(parser.Parse([]byte(b.String())), -1)
 	once := compile(parser.Parse([]byte("User-agent: *\n"+rules)), -1)
-	assert.Len(t, m.set.nodes, len(once.set.nodes), "a node per string")
-	assert.Len(t, m.set.notes, len(once.set.notes), "Allow: /a beats Disallow: /a (RFC 9309 §2.2.2)")
-	require.NotNil(t, m.set.wild)
-	assert.Len(t, m.set.wild.wild, 1, "the first Disallow: /b*c")
+	assert.Len(t, m.trie.nodes, len(once.trie.nodes), "a node per string")
+	assert.Len(t, m.trie.notes, len(once.trie.notes), "Allow: /a beats Disallow: /a (RFC 9309 §2.2.2)")
+	require.NotNil(t, m.trie.wild)
+	assert.Len(t, m.trie.wild.wild, 1, "the first Disallow: /b*c")
 	for path, want := range map[string]parser.Rule{
 		"/a":            {Allow: true, Pattern: "/a", Line: 4},
 		"/bxc":          {Pattern: "/b*c", Line: 5},
@@ -288,9 +287,9 @@ func TestSmallSetChosen(t *testing.T) {
 			m := Compile(parser.Parse([]byte(tt.body)), "bot")
 			assert.Equal(t, tt.small, m.small != nil)
 			if tt.small {
-				assert.Nil(t, m.set.nodes, "no trie")
-				want := int64(unsafe.Sizeof(*m)) + int64(len(m.set.text)) + int64(len(m.small))*16 + int64(cap(m.agents))*int64(unsafe.Sizeof(agentLine{}))
-				assert.Equal(t, want, m.Size(), "the text, 16 bytes a pattern, and the agents")
+				assert.Nil(t, m.trie, "no trie")
+				want := int64(unsafe.Sizeof(*m)) + int64(len(m.text)) + int64(len(m.small))*16
+				assert.Equal(t, want, m.Size(), "the text, which holds the agents, and 16 bytes a pattern")
 			}
 		})
 	}

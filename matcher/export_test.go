@@ -9,10 +9,12 @@ import (
 // index, for tests that compare it with the direct search.
 func (m *Matcher) MatchIndexed(path string) Result {
 	c := *m // shares m's arrays, which are immutable
-	if c.set.wild != nil {
-		w := *c.set.wild
+	if c.trie != nil && c.trie.wild != nil {
+		s := *c.trie
+		w := *s.wild
 		w.direct = 0
-		c.set.wild = &w
+		s.wild = &w
+		c.trie = &s
 	}
 	return c.Match(path)
 }

@@ -42,7 +42,7 @@ func TestFeaturesHeldByMatchingPaths(t *testing.T) {
 			body.WriteString("Disallow: " + p + "\n")
 		}
 		m := compile(parser.Parse([]byte(body.String())), -1, "bot")
-		s := m.set.wild
+		s := m.trie.wild
 		require.NotNil(t, s)
 		for _, at := range s.wildAt {
 			for i := at.lo; i < at.hi; i++ {
@@ -79,7 +79,7 @@ func TestFeaturesRuleOutRealFiles(t *testing.T) {
 		t.SkipNow()
 	}
 	m := compile(parser.Parse(c.Body), -1, c.Agent)
-	s := m.set.wild
+	s := m.trie.wild
 	require.NotNil(t, s)
 	pairs, passed := 0, 0
 	for _, path := range c.Paths {

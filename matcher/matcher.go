@@ -50,22 +50,30 @@ import (
 // Matcher answers whether paths are allowed for one crawler. It is
 // immutable and safe for concurrent use.
 type Matcher struct {
-	// The patterns of the rules of the selected groups; a match reports
-	// the rule's id (see compile.go). Its text holds the user-agent
-	// values too.
-	set patternSet
-	// The patterns of a small set of rules, compiled without the trie,
-	// best first; nil for the others (see small.go).
+	// The arena of the patterns of the rules of the selected groups and
+	// of their user-agent lines (see compile.go).
+	text string
+	// The patterns, compiled small, best first (see small.go); nil when
+	// they are in the trie.
 	small []smallRule
-	// The user-agent lines of the selected groups: none when no group
-	// applies, as each group has one at least.
-	agents     []agentLine
-	crawlDelay time.Duration
-	more       *matcherMore // what few files have; nil for the others
+	// The patterns, compiled into a trie; a match reports the rule's id
+	// (see compile.go). Nil for a small set.
+	trie *patternSet
+	// The user-agent lines of the selected groups, encoded in the text:
+	// none when no group applies, as each group has one at least.
+	agents agentList
+	more   *matcherMore // what few files have; nil for the others
+}
+
+// trieMatcher is a Matcher and its trie, allocated together.
+type trieMatcher struct {
+	m    Matcher
+	trie patternSet
 }
 
 // matcherMore is what a Matcher holds that most files do not need.
 type matcherMore struct {
+	crawlDelay   time.Duration   // the largest that applies to the crawler
 	delays       []time.Duration // the Crawl-delays of the agents, by index; nil when none has one
 	lines        []int32         // the rules' lines by id, when the ids are not the lines; nil when they are
 	usage        *usageRules     // the Content-Usage rules of the selected groups; nil for none
@@ -144,18 +152,18 @@ func (m *Matcher) Match(path string) Result {
 func (m *Matcher) written(h hit) string {
 	if h.kind == smallHit {
 		r := &m.small[h.at]
-		canon := r.canon(m.set.text)
+		canon := r.canon(m.text)
 		if r.wn > 0 {
 			end := int(r.off) + len(canon)
-			return m.set.text[end : end+int(r.wn)]
+			return m.text[end : end+int(r.wn)]
 		}
 		return canon
 	}
-	at, isNoted, start, end := m.set.ruleAt(h)
+	at, isNoted, start, end := m.trie.ruleAt(h)
 	if !isNoted {
-		return m.set.text[start:end]
+		return m.text[start:end]
 	}
-	return writtenAt(m.set.text, at)
+	return writtenAt(m.text, at)
 }
 
 // line returns the line of the rule of h.
@@ -163,7 +171,7 @@ func (m *Matcher) line(h hit) int {
 	if h.kind == smallHit {
 		return int(m.small[h.at].line)
 	}
-	id := m.set.idOf(h)
+	id := m.trie.idOf(h)
 	if m.more != nil && m.more.lines != nil {
 		return int(m.more.lines[id])
 	}
@@ -184,7 +192,7 @@ func (m *Matcher) decide(path string) (hit, Reason) {
 	if path == "/robots.txt" {
 		return hit{}, RobotsTxt
 	}
-	if len(m.agents) == 0 {
+	if m.agents.n == 0 {
 		return hit{}, NoGroup
 	}
 	if h := m.best(path); h.kind != noHit {
@@ -202,10 +210,10 @@ func (m *Matcher) best(path string) hit {
 // bestSteps is best, and the steps of work it took (see
 // patternSet.bestSteps).
 func (m *Matcher) bestSteps(path string) (hit, int) {
-	if m.small == nil {
-		return m.set.bestSteps(path)
+	if m.trie != nil {
+		return m.trie.bestSteps(path)
 	}
-	i, steps := smallBest(m.small, m.set.text, path)
+	i, steps := smallBest(m.small, m.text, path)
 	if i < 0 {
 		return hit{}, steps
 	}
@@ -265,12 +273,15 @@ func MatchOnce(r *parser.Robots, path string, agents ...string) Result {
 // crawler, in file order, each with the Crawl-delay bound to it, as the
 // parser reads it; none when no group applies.
 func (m *Matcher) Agents() []parser.Agent {
-	if len(m.agents) == 0 {
+	if m.agents.n == 0 {
 		return nil
 	}
-	agents := make([]parser.Agent, len(m.agents))
-	for i, a := range m.agents {
-		agents[i] = parser.Agent{Value: a.value.in(m.set.text), Line: int(a.line)}
+	agents := make([]parser.Agent, m.agents.n)
+	at := m.agents.at
+	for i := range agents {
+		var a agentLine
+		a, at = agentAt(m.text, at)
+		agents[i] = parser.Agent{Value: a.value.in(m.text), Line: int(a.line)}
 		if m.more != nil && m.more.delays != nil {
 			agents[i].CrawlDelay = m.more.delays[i]
 		}
@@ -282,8 +293,10 @@ func (m *Matcher) Agents() []parser.Agent {
 // array it owns, measured from their capacities. A cache that holds many
 // Matchers bounds its memory with it.
 func (m *Matcher) Size() int64 {
-	n := int64(unsafe.Sizeof(*m)) + m.set.size() + smallSize(m.small)
-	n += int64(cap(m.agents)) * int64(unsafe.Sizeof(agentLine{}))
+	n := int64(unsafe.Sizeof(*m)) + int64(len(m.text)) + smallSize(m.small)
+	if m.trie != nil {
+		n += int64(unsafe.Sizeof(*m.trie)) + m.trie.size() - int64(len(m.trie.text)) // the text is m's
+	}
 	if mm := m.more; mm != nil {
 		n += int64(unsafe.Sizeof(*mm))
 		n += int64(cap(mm.delays)) * int64(unsafe.Sizeof(time.Duration(0)))
@@ -297,5 +310,8 @@ func (m *Matcher) Size() int64 {
 // CrawlDelay returns the largest crawl-delay among the groups that apply to
 // the crawler; zero when none has one. Crawl-delay is not part of RFC 9309.
 func (m *Matcher) CrawlDelay() time.Duration {
-	return m.crawlDelay
+	if m.more == nil {
+		return 0
+	}
+	return m.more.crawlDelay
 }

@@ -372,7 +372,7 @@ func (m *Matcher) Usage(path string) UsageResult {
 
 // allowedCanonical is Allowed for a canonical path.
 func (m *Matcher) allowedCanonical(path string) bool {
-	if path == "/robots.txt" || len(m.agents) == 0 {
+	if path == "/robots.txt" || m.agents.n == 0 {
 		return true
 	}
 	h := m.best(path)
