@@ -163,7 +163,7 @@ func compile(r *parser.Robots, smallMax int, agents ...string) *Matcher {
 	defer sc.release()
 	sz := textSize{layout: true, scratch: sc.canon[:0]}
 	nagents, agentText := 0, 0
-	var delay time.Duration // the largest Crawl-delay that applies
+	var delay time.Duration         // the largest Crawl-delay that applies
 	byLine, last := true, int32(-1) // the lines grow: they are the ids
 	top := int32(0)                 // the largest line
 	rewritten := sc.bits[:0]        // a bit per rule whose pattern is not canonical
