@@ -11,13 +11,15 @@ import (
 	"github.com/crawlkit/robots/parser"
 )
 
-// A compiled Matcher owns one string, the text of its pattern set, and
-// everything else refers to it by span: the canonical patterns (whose heads,
-// pieces and trie labels are substrings of them), the patterns as written
-// when they differ, and the user-agent values. It keeps nothing of the
-// parsed file, so the body it came from can be collected, and it stays
-// compact: a cache holds thousands of them. Compiling counts before it
-// allocates, so that what it throws away is small beside what it keeps.
+// A compiled Matcher owns one string, its text, and everything else refers
+// to it by span: the canonical patterns (whose heads, pieces and trie labels
+// are substrings of them), the patterns as written when they differ, and
+// the user-agent lines, encoded after the patterns (agentList). It keeps
+// nothing of the parsed file, so the body it came from can be collected,
+// and it stays compact: a cache holds thousands of them. Compiling counts
+// before it allocates, so that what it throws away is small beside what it
+// keeps. A file of a few rules is compiled small (see small.go), with a
+// layout of its own; the rest of this comment is about the trie.
 //
 // A rule is identified by its line, which grows with its index in the
 // selected groups in any parsed file, and so orders equal matches as file
