@@ -150,6 +150,9 @@ func TestArraysSizedExactly(t *testing.T) {
 		}
 		if m.more != nil && m.more.usage != nil {
 			exact(t, &m.more.usage.set)
+			u := m.more.usage
+			assert.Equal(t, len(u.prefs), cap(u.prefs), "the preferences, counted first")
+			assert.Equal(t, len(u.pats), cap(u.pats), "the patterns")
 		}
 		if t.Failed() {
 			t.Fatalf("on\n%s", b.String())
@@ -313,4 +316,25 @@ func TestSmallSetReports(t *testing.T) {
 	}
 	assert.True(t, m.Allowed("/d/x"), "/d/index.html allows /d/ only")
 	assert.True(t, m.Allowed("/äx/y"), "anchored")
+}
+
+// Content-Usage rules in a row with the same value share its preferences,
+// parsed once: a file of many paths with one value keeps one entry.
+func TestUsagePrefsShared(t *testing.T) {
+	body := func(value func(i int) string) string {
+		var b strings.Builder
+		b.WriteString("User-agent: *\n")
+		for i := range 100 {
+			fmt.Fprintf(&b, "Content-Usage: /p%d %s\n", i, value(i))
+		}
+		return b.String()
+	}
+	m := Compile(parser.Parse([]byte(body(func(int) string { return "train-ai=n" }))))
+	require.NotNil(t, m.more)
+	assert.Len(t, m.more.usage.prefs, 1, "one value")
+	assert.Equal(t, "train-ai=n", m.Usage("/p99/x").Prefs.String())
+	m = Compile(parser.Parse([]byte(body(func(i int) string { return []string{"train-ai=n", "search=y"}[i%2] }))))
+	assert.Len(t, m.more.usage.prefs, 100, "values that alternate")
+	assert.Equal(t, "search=y", m.Usage("/p99/x").Prefs.String())
+	assert.Equal(t, "train-ai=n", m.Usage("/p98/x").Prefs.String())
 }
