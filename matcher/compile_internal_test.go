@@ -291,8 +291,8 @@ func TestSmallSetChosen(t *testing.T) {
 			assert.Equal(t, tt.small, m.small != nil)
 			if tt.small {
 				assert.Nil(t, m.trie, "no trie")
-				want := int64(unsafe.Sizeof(*m)) + int64(len(m.text)) + int64(len(m.small))*16
-				assert.Equal(t, want, m.Size(), "the text, which holds the agents, and 16 bytes a pattern")
+				want := int64(unsafe.Sizeof(*m)) + int64(len(m.text)) + int64(len(m.small))*int64(unsafe.Sizeof(smallRule{}))
+				assert.Equal(t, want, m.Size(), "the text, which holds the agents, and a record a pattern")
 			}
 		})
 	}

@@ -25,7 +25,7 @@
 //
 // Matching costs time linear in the length of the path for plain rules,
 // whatever their number. A file of a few rules for the crawler (at most
-// 24, as half the files of a crawl hold) is compiled into its patterns
+// 48, as 85% of the files of a crawl hold) is compiled into its patterns
 // alone, which a check tries best first, at most a search of the path
 // each. Wildcard rules that could beat the best plain
 // match are tried best first, a search of the path per piece between stars,
@@ -195,14 +195,20 @@ func (m *Matcher) decide(path string) (hit, Reason) {
 	if m.agents.n == 0 {
 		return hit{}, NoGroup
 	}
-	if h := m.best(path); h.kind != noHit {
+	var h hit
+	if m.trie != nil {
+		h = m.trie.best(path) // written out: the hot path takes no extra call
+	} else {
+		h = m.smallBest(path)
+	}
+	if h.kind != noHit {
 		return h, RuleMatched
 	}
 	return hit{}, NoRuleMatched
 }
 
-// best returns the best pattern matching the canonical path.
-func (m *Matcher) best(path string) hit {
+// smallBest is best for a small set.
+func (m *Matcher) smallBest(path string) hit {
 	h, _ := m.bestSteps(path)
 	return h
 }

@@ -431,7 +431,12 @@ func (m *Matcher) allowedCanonical(path string) bool {
 	if path == "/robots.txt" || m.agents.n == 0 {
 		return true
 	}
-	h := m.best(path)
+	var h hit
+	if m.trie != nil {
+		h = m.trie.best(path)
+	} else {
+		h = m.smallBest(path)
+	}
 	return h.kind == noHit || h.allow
 }
 
