@@ -25,7 +25,7 @@
 //
 // Matching costs time linear in the length of the path for plain rules,
 // whatever their number. A file of a few rules for the crawler (at most
-// 48, as 85% of the files of a crawl hold) is compiled into its patterns
+// 48, as 80% of the files of a crawl hold) is compiled into its patterns
 // alone, which a check tries best first, at most a search of the path
 // each. Wildcard rules that could beat the best plain
 // match are tried best first, a search of the path per piece between stars,

@@ -12,7 +12,7 @@ import (
 )
 
 // Most files hold a few rules for a crawler: half the files of a crawl hold
-// a dozen or fewer, and 85% at most 48. For them a trie costs more than
+// a dozen or fewer, and 80% at most 48. For them a trie costs more than
 // the rules: its nodes, their ids, a record per noted pattern, and for a
 // wildcard the structures of the path index, each an array of its own. A
 // small set of rules is compiled instead into its text and a record of 20
