@@ -102,7 +102,7 @@ func newSmallRule(text []byte, off, n, cn, wn int, line int, allow, dollar bool)
 		head = head[:i]
 	}
 	r.hn = uint16(len(head))
-	if lit := string(text[off+len(head) : off+n]); strings.Trim(lit, "*") != "" {
+	if lit := unsafe.String(&text[off], n)[len(head):]; strings.Trim(lit, "*") != "" {
 		var f featurePicker
 		forPieces(lit, 0, func(_ int, piece string) { f.add(piece) })
 		r.needs = f.pick()
@@ -117,7 +117,24 @@ func newSmallRule(text []byte, off, n, cn, wn int, line int, allow, dollar bool)
 // rank first, and of equal ranks in file order: the first that matches a
 // path decides it.
 func sortSmall(rules []smallRule) {
-	slices.SortStableFunc(rules, func(a, b smallRule) int { return cmp.Compare(b.rank(), a.rank()) })
+	const most = 2 * smallRules // a rule and its index.html pattern
+	if len(rules) > most {
+		slices.SortStableFunc(rules, func(a, b smallRule) int { return cmp.Compare(b.rank(), a.rank()) })
+		return
+	}
+	// Sort keys of the rank and the index, then move the records: a
+	// comparison of records, which moves them as it goes, costs more.
+	var keys [most]uint64
+	var moved [most]smallRule
+	k := keys[:len(rules)]
+	for i := range rules {
+		k[i] = uint64(^uint32(rules[i].rank()))<<32 | uint64(i)
+	}
+	slices.Sort(k)
+	copy(moved[:], rules)
+	for i, key := range k {
+		rules[i] = moved[uint32(key)]
+	}
 }
 
 // smallBest returns the index in rules of the best pattern that matches
