@@ -209,8 +209,11 @@ func (m *Matcher) decide(path string) (hit, Reason) {
 
 // smallBest is best for a small set.
 func (m *Matcher) smallBest(path string) hit {
-	h, _ := m.bestSteps(path)
-	return h
+	i, _ := smallBest(m.small, m.text, path)
+	if i < 0 {
+		return hit{}
+	}
+	return hit{kind: smallHit, allow: m.small[i].allow(), at: int32(i)}
 }
 
 // bestSteps is best, and the steps of work it took (see

@@ -173,7 +173,12 @@ func smallBest(rules []smallRule, text, path string) (int, int) {
 			wild = true
 		}
 		steps += len(path)
-		if matchLiteral(path, r.lit(text), r.dollar()) {
+		if lit := r.lit(text); len(lit) == hn {
+			// No '*': a prefix of the path, or all of it.
+			if path[:hn] == lit && (!r.dollar() || len(path) == hn) {
+				return i, steps
+			}
+		} else if matchLiteral(path, lit, r.dollar()) {
 			return i, steps
 		}
 	}
