@@ -11,13 +11,15 @@ import (
 	"github.com/crawlkit/robots/parser"
 )
 
-// A compiled Matcher owns one string, the text of its pattern set, and
-// everything else refers to it by span: the canonical patterns (whose heads,
-// pieces and trie labels are substrings of them), the patterns as written
-// when they differ, and the user-agent values. It keeps nothing of the
-// parsed file, so the body it came from can be collected, and it stays
-// compact: a cache holds thousands of them. Compiling counts before it
-// allocates, so that what it throws away is small beside what it keeps.
+// A compiled Matcher owns one string, its text, and everything else refers
+// to it by span: the canonical patterns (whose heads, pieces and trie labels
+// are substrings of them), the patterns as written when they differ, and
+// the user-agent lines, encoded after the patterns (agentList). It keeps
+// nothing of the parsed file, so the body it came from can be collected,
+// and it stays compact: a cache holds thousands of them. Compiling counts
+// before it allocates, so that what it throws away is small beside what it
+// keeps. A file of a few rules is compiled small (see small.go), with a
+// layout of its own; the rest of this comment is about the trie.
 //
 // A rule is identified by its line, which grows with its index in the
 // selected groups in any parsed file, and so orders equal matches as file
@@ -143,8 +145,13 @@ func matchSegments(path string, pos int, anchored bool, text string, segs []span
 // With no matching group the "*" groups apply. A nil r allows everything.
 // The Matcher keeps no reference to r.
 func Compile(r *parser.Robots, agents ...string) *Matcher {
+	return compile(r, smallRules, agents...)
+}
+
+// compile is Compile, with sets of at most smallMax rules compiled small
+// (see small.go).
+func compile(r *parser.Robots, smallMax int, agents ...string) *Matcher {
 	agents = names(agents)
-	m := &Matcher{}
 	var groups []*parser.Group
 	var valid []string
 	if r != nil {
@@ -158,15 +165,17 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 	defer sc.release()
 	sz := textSize{layout: true, scratch: sc.canon[:0]}
 	nagents, agentText := 0, 0
+	var delay time.Duration         // the largest Crawl-delay that applies
 	byLine, last := true, int32(-1) // the lines grow: they are the ids
+	top := int32(0)                 // the largest line
 	rewritten := sc.bits[:0]        // a bit per rule whose pattern is not canonical
 	k := 0
 	for _, g := range groups {
 		nagents += len(g.Agents)
 		for _, a := range g.Agents {
-			agentText += len(a.Value)
+			agentText += agentSize(a)
 		}
-		m.crawlDelay = max(m.crawlDelay, crawlDelay(g, valid))
+		delay = max(delay, crawlDelay(g, valid))
 		for _, rl := range g.Rules {
 			if k%64 == 0 {
 				rewritten = append(rewritten, 0)
@@ -177,13 +186,45 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 			k++
 			line := lineOf(rl.Line)
 			byLine = byLine && line > last
-			last = line
+			last, top = line, max(top, line)
 		}
 	}
-	text := make([]byte, 0, sz.text+agentText)
 	sc.bits = rewritten
-	entries := resize(sc.entries, sz.patterns)[:0]
+	var text []byte
 	var lines []int32 // by id, when the ids are not the lines
+	var small []smallRule
+	isSmall := k <= smallMax && sz.plain <= maxSmallText && top <= maxSmallLine
+	if isSmall {
+		text = make([]byte, 0, sz.plain+agentText)
+		small, text, sz.scratch = compileSmall(groups, sz.patterns, rewritten, text, sz.scratch)
+	} else {
+		text, lines = compileTrie(groups, sz, byLine, rewritten, make([]byte, 0, sz.text+agentText), sc)
+	}
+	list, delays, text := compileAgents(groups, nagents, text)
+	var m *Matcher
+	if isSmall {
+		m = &Matcher{text: finish(text), small: small}
+	} else {
+		tm := &trieMatcher{}
+		tm.trie = newPatternSet(sc.entries, sz.pieces, finish(text), true, true, sc)
+		m = &tm.m
+		m.text, m.trie = tm.trie.text, &tm.trie
+	}
+	m.agents = list
+	use := compileUsage(groups)
+	signal, record := compileSignal(r, groups)
+	if delay != 0 || delays != nil || lines != nil || use != nil || record.Line != 0 {
+		m.more = &matcherMore{crawlDelay: delay, delays: delays, lines: lines, usage: use, signal: signal, signalRecord: record}
+	}
+	return m
+}
+
+// compileTrie appends to text the patterns of the rules of groups, as the
+// trie keeps them (see above), and leaves their entries in sc.entries; it
+// returns the text, and the lines of the rules by id when byLine is false.
+func compileTrie(groups []*parser.Group, sz textSize, byLine bool, rewritten []uint64, text []byte, sc *scratch) ([]byte, []int32) {
+	var lines []int32
+	entries := resize(sc.entries, sz.patterns)[:0]
 	if !byLine {
 		lines = make([]int32, 0, sz.rules)
 	}
@@ -230,16 +271,8 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 			entries = appendEntries(entries, canon, base, id, rl.Allow, at, star)
 		}
 	}
-	var delays []time.Duration
-	m.agents, delays, text = compileAgents(groups, nagents, text)
 	sc.entries, sc.canon = entries, scratch
-	m.set = newPatternSet(entries, sz.pieces, finish(text), true, true, sc)
-	use := compileUsage(groups)
-	signal, record := compileSignal(r, groups)
-	if delays != nil || lines != nil || use != nil || record.Line != 0 {
-		m.more = &matcherMore{delays: delays, lines: lines, usage: use, signal: signal, signalRecord: record}
-	}
-	return m
+	return text, lines
 }
 
 // scratch is the memory compiling a file uses and throws away. It is kept
@@ -288,6 +321,7 @@ type textSize struct {
 	// that differ, and of what goes between (see Compile; without
 	// layout, only a '*' after a canonical pattern that holds one).
 	text    int
+	plain   int    // the octets of the canonical patterns and of those as written that differ
 	layout  bool   // Compile's layout of rules
 	pieces  int    // the pieces of the wildcard patterns (see wildRule)
 	scratch []byte // the canonical form of the last pattern that is not canonical
@@ -310,6 +344,10 @@ func (z *textSize) add(p string, allow bool) (rewritten bool) {
 	}
 	star := strings.IndexByte(canon, '*') >= 0
 	z.text += len(canon)
+	z.plain += len(canon)
+	if rewritten {
+		z.plain += len(p)
+	}
 	switch {
 	case !z.layout:
 		if star {
@@ -384,34 +422,54 @@ func appendEntries(entries []entry, canon string, base uint32, id int32, allow b
 }
 
 // agentLine is a user-agent line of the selected groups: its value is a
-// span of the set's text.
+// span of the Matcher's text.
 type agentLine struct {
 	value span
 	line  int32
 }
 
-// compileAgents returns the user-agent lines of groups, n lines, with
-// their values appended to text; their Crawl-delays, nil when none has one
-// (most files); and the text.
-func compileAgents(groups []*parser.Group, n int, text []byte) ([]agentLine, []time.Duration, []byte) {
-	if n == 0 {
-		return nil, nil, text
-	}
-	agents := make([]agentLine, 0, n)
+// agentList is the user-agent lines of the selected groups: n lines
+// encoded in the Matcher's text from at on, each its line and the length
+// of its value as uvarints, then its value.
+type agentList struct{ at, n uint32 }
+
+// agentSize is the octets user-agent line a takes in an agentList.
+func agentSize(a parser.Agent) int {
+	return lengthSize(int(agentLineOf(a))) + lengthSize(len(a.Value)) + len(a.Value)
+}
+
+func agentLineOf(a parser.Agent) int32 { return int32(min(max(a.Line, 0), 1<<31-1)) }
+
+// agentAt returns the user-agent line encoded at text[at:], and where the
+// next one starts.
+func agentAt(text string, at uint32) (agentLine, uint32) {
+	line, at := lengthAt(text, at)
+	n, at := lengthAt(text, at)
+	return agentLine{span{at, n}, int32(line)}, at + n
+}
+
+// compileAgents appends to text the user-agent lines of groups, n lines,
+// and returns them; their Crawl-delays, nil when none has one (most
+// files); and the text.
+func compileAgents(groups []*parser.Group, n int, text []byte) (agentList, []time.Duration, []byte) {
+	list := agentList{at: uint32(len(text)), n: uint32(n)}
 	var delays []time.Duration
+	i := 0
 	for _, g := range groups {
 		for _, a := range g.Agents {
 			if a.CrawlDelay != 0 && delays == nil {
-				delays = make([]time.Duration, len(agents), n)
+				delays = make([]time.Duration, i, n)
 			}
 			if delays != nil {
 				delays = append(delays, a.CrawlDelay)
 			}
-			agents = append(agents, agentLine{span{uint32(len(text)), uint32(len(a.Value))}, int32(min(max(a.Line, 0), 1<<31-1))})
+			text = appendLength(text, int(agentLineOf(a)))
+			text = appendLength(text, len(a.Value))
 			text = append(text, a.Value...)
+			i++
 		}
 	}
-	return agents, delays, text
+	return list, delays, text
 }
 
 // selectGroups returns the groups that name one of the agents, or, when none

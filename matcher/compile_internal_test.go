@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -81,8 +82,8 @@ func TestRadixNodesSplitsLongEdges(t *testing.T) {
 		for _, k := range keys {
 			b.WriteString("Disallow: " + k + "\n")
 		}
-		m := Compile(parser.Parse([]byte(b.String())), "bot")
-		require.Len(t, m.set.nodes, want+1, "the nodes and the sentinel")
+		m := compile(parser.Parse([]byte(b.String())), -1, "bot")
+		require.Len(t, m.trie.nodes, want+1, "the nodes and the sentinel")
 		for _, k := range keys {
 			require.Equal(t, k, m.Match(k+"?q").Rule.Pattern)
 		}
@@ -140,11 +141,18 @@ func TestArraysSizedExactly(t *testing.T) {
 				fmt.Fprintf(&b, "%s: /%s\n", key, pattern)
 			}
 		}
-		m := Compile(parser.Parse([]byte(b.String())), "a")
-		exact(t, &m.set)
-		assert.Equal(t, len(m.agents), cap(m.agents), "agents")
+		r := parser.Parse([]byte(b.String()))
+		m := compile(r, -1, "a")
+		exact(t, m.trie)
+		if small := compile(r, 1<<30, "a"); small.small != nil {
+			assert.Equal(t, len(small.small), cap(small.small), "the records of a small set")
+			assert.Nil(t, small.trie, "a small set has no trie")
+		}
 		if m.more != nil && m.more.usage != nil {
 			exact(t, &m.more.usage.set)
+			u := m.more.usage
+			assert.Equal(t, len(u.prefs), cap(u.prefs), "the preferences, counted first")
+			assert.Equal(t, len(u.pats), cap(u.pats), "the patterns")
 		}
 		if t.Failed() {
 			t.Fatalf("on\n%s", b.String())
@@ -162,12 +170,12 @@ func TestKeepsReportedRules(t *testing.T) {
 	for range 100 {
 		b.WriteString(rules)
 	}
-	m := Compile(parser.Parse([]byte(b.String())))
-	once := Compile(parser.Parse([]byte("User-agent: *\n" + rules)))
-	assert.Len(t, m.set.nodes, len(once.set.nodes), "a node per string")
-	assert.Len(t, m.set.notes, len(once.set.notes), "Allow: /a beats Disallow: /a (RFC 9309 §2.2.2)")
-	require.NotNil(t, m.set.wild)
-	assert.Len(t, m.set.wild.wild, 1, "the first Disallow: /b*c")
+	m := compile(parser.Parse([]byte(b.String())), -1)
+	once := compile(parser.Parse([]byte("User-agent: *\n"+rules)), -1)
+	assert.Len(t, m.trie.nodes, len(once.trie.nodes), "a node per string")
+	assert.Len(t, m.trie.notes, len(once.trie.notes), "Allow: /a beats Disallow: /a (RFC 9309 §2.2.2)")
+	require.NotNil(t, m.trie.wild)
+	assert.Len(t, m.trie.wild.wild, 1, "the first Disallow: /b*c")
 	for path, want := range map[string]parser.Rule{
 		"/a":            {Allow: true, Pattern: "/a", Line: 4},
 		"/bxc":          {Pattern: "/b*c", Line: 5},
@@ -253,4 +261,80 @@ func TestSortEntries(t *testing.T) {
 	for i, e := range entries {
 		require.Equal(t, uint32(i+2), e.head)
 	}
+}
+
+// A file of a few rules is compiled small, without the trie, and costs its
+// text and a record per pattern; more rules, lines or text than a small
+// set's records hold get the trie.
+func TestSmallSetChosen(t *testing.T) {
+	rules := func(n int, pattern string) string {
+		var b strings.Builder
+		b.WriteString("User-agent: *\n")
+		for i := range n {
+			fmt.Fprintf(&b, "Disallow: /%d%s\n", i, pattern)
+		}
+		return b.String()
+	}
+	for _, tt := range []struct {
+		name  string
+		body  string
+		small bool
+	}{
+		{"no rules", "User-agent: *\n", true},
+		{"a few rules", rules(smallRules, "/a*b$"), true},
+		{"one rule too many", rules(smallRules+1, ""), false},
+		{"too much text", rules(3, "/"+strings.Repeat("é", maxSmallText/6)), false},
+		{"a line past 16 bits", strings.Repeat("\n", maxSmallLine) + rules(1, ""), false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m := Compile(parser.Parse([]byte(tt.body)), "bot")
+			assert.Equal(t, tt.small, m.small != nil)
+			if tt.small {
+				assert.Nil(t, m.trie, "no trie")
+				want := int64(unsafe.Sizeof(*m)) + int64(len(m.text)) + int64(len(m.small))*int64(unsafe.Sizeof(smallRule{}))
+				assert.Equal(t, want, m.Size(), "the text, which holds the agents, and a record a pattern")
+			}
+		})
+	}
+}
+
+// The records of a small set keep the patterns, the lines and what a
+// match reports: the pattern as written, and the pattern of Google's
+// index.html rule as its rule's.
+func TestSmallSetReports(t *testing.T) {
+	body := "User-agent: *\nDisallow: /a\nAllow: /a\nDisallow: /ä*x$\nAllow: /d/index.html\nDisallow: /b*c\n"
+	m := Compile(parser.Parse([]byte(body)))
+	require.NotNil(t, m.small)
+	for path, want := range map[string]parser.Rule{
+		"/a":            {Allow: true, Pattern: "/a", Line: 3},
+		"/%C3%A4yx":     {Pattern: "/ä*x$", Line: 4},
+		"/d/":           {Allow: true, Pattern: "/d/index.html", Line: 5},
+		"/d/index.html": {Allow: true, Pattern: "/d/index.html", Line: 5},
+		"/bxc":          {Pattern: "/b*c", Line: 6},
+	} {
+		assert.Equal(t, want, m.Match(path).Rule, path)
+	}
+	assert.True(t, m.Allowed("/d/x"), "/d/index.html allows /d/ only")
+	assert.True(t, m.Allowed("/äx/y"), "anchored")
+}
+
+// Content-Usage rules in a row with the same value share its preferences,
+// parsed once: a file of many paths with one value keeps one entry.
+func TestUsagePrefsShared(t *testing.T) {
+	body := func(value func(i int) string) string {
+		var b strings.Builder
+		b.WriteString("User-agent: *\n")
+		for i := range 100 {
+			fmt.Fprintf(&b, "Content-Usage: /p%d %s\n", i, value(i))
+		}
+		return b.String()
+	}
+	m := Compile(parser.Parse([]byte(body(func(int) string { return "train-ai=n" }))))
+	require.NotNil(t, m.more)
+	assert.Len(t, m.more.usage.prefs, 1, "one value")
+	assert.Equal(t, "train-ai=n", m.Usage("/p99/x").Prefs.String())
+	m = Compile(parser.Parse([]byte(body(func(i int) string { return []string{"train-ai=n", "search=y"}[i%2] }))))
+	assert.Len(t, m.more.usage.prefs, 100, "values that alternate")
+	assert.Equal(t, "search=y", m.Usage("/p99/x").Prefs.String())
+	assert.Equal(t, "train-ai=n", m.Usage("/p98/x").Prefs.String())
 }

@@ -1,15 +1,20 @@
 package matcher
 
-import "github.com/crawlkit/robots/internal/urlpath"
+import (
+	"github.com/crawlkit/robots/internal/urlpath"
+	"github.com/crawlkit/robots/parser"
+)
 
 // MatchIndexed is Match with every wildcard rule searched through the path
 // index, for tests that compare it with the direct search.
 func (m *Matcher) MatchIndexed(path string) Result {
 	c := *m // shares m's arrays, which are immutable
-	if c.set.wild != nil {
-		w := *c.set.wild
+	if c.trie != nil && c.trie.wild != nil {
+		s := *c.trie
+		w := *s.wild
 		w.direct = 0
-		c.set.wild = &w
+		s.wild = &w
+		c.trie = &s
 	}
 	return c.Match(path)
 }
@@ -34,6 +39,21 @@ const DirectBudget = directBudget
 // patternSet.bestSteps): a count that tests bound where a timer would
 // depend on the machine.
 func (m *Matcher) Steps(path string) int {
-	_, steps := m.set.bestSteps(urlpath.Path(pathOf(path)))
+	_, steps := m.bestSteps(urlpath.Path(pathOf(path)))
 	return steps
 }
+
+// CompileTrie is Compile with every set of rules compiled into the trie,
+// however small, for tests that compare the two forms.
+func CompileTrie(r *parser.Robots, agents ...string) *Matcher {
+	return compile(r, -1, agents...)
+}
+
+// CompileSmall is Compile with every set of rules that fits compiled
+// small, for tests that compare the two forms.
+func CompileSmall(r *parser.Robots, agents ...string) *Matcher {
+	return compile(r, 1<<30, agents...)
+}
+
+// IsSmall reports whether m was compiled small.
+func (m *Matcher) IsSmall() bool { return m.small != nil }

@@ -41,8 +41,8 @@ func TestFeaturesHeldByMatchingPaths(t *testing.T) {
 			}
 			body.WriteString("Disallow: " + p + "\n")
 		}
-		m := Compile(parser.Parse([]byte(body.String())), "bot")
-		s := m.set.wild
+		m := compile(parser.Parse([]byte(body.String())), -1, "bot")
+		s := m.trie.wild
 		require.NotNil(t, s)
 		for _, at := range s.wildAt {
 			for i := at.lo; i < at.hi; i++ {
@@ -78,8 +78,8 @@ func TestFeaturesRuleOutRealFiles(t *testing.T) {
 		sharedtest.Missing(t, "corpus/robots", "no real wildcard-heavy file to measure the features on; this test did not run")
 		t.SkipNow()
 	}
-	m := Compile(parser.Parse(c.Body), c.Agent)
-	s := m.set.wild
+	m := compile(parser.Parse(c.Body), -1, c.Agent)
+	s := m.trie.wild
 	require.NotNil(t, s)
 	pairs, passed := 0, 0
 	for _, path := range c.Paths {

@@ -71,6 +71,9 @@ func compare(t *testing.T, body []byte, agent, path string) {
 	m := matcher.Compile(r, agent)
 	got := m.Match(path)
 	require.Equal(t, got, matcher.MatchOnce(r, path, agent), "MatchOnce and Compile agree")
+	for _, f := range bothForms(r, agent) {
+		require.Equal(t, got, f.Match(path), "the trie and the small set agree")
+	}
 	require.Equal(t, got, m.MatchIndexed(path), "the path index and the direct search agree")
 	require.Equal(t, got.Allowed, m.Allowed(path), "Allowed and Match agree")
 	want, line := refVerdict(r, []string{agent}, path)

@@ -24,7 +24,10 @@
 //     allows "/a/").
 //
 // Matching costs time linear in the length of the path for plain rules,
-// whatever their number. Wildcard rules that could beat the best plain
+// whatever their number. A file of a few rules for the crawler (at most
+// 48, as 80% of the files of a crawl hold) is compiled into its patterns
+// alone, which a check tries best first, at most a search of the path
+// each. Wildcard rules that could beat the best plain
 // match are tried best first, a search of the path per piece between stars,
 // until those searches have scanned 64 KiB of path; the rest are matched
 // through an index of the path shared by all of them, at a few look-ups per
@@ -47,19 +50,30 @@ import (
 // Matcher answers whether paths are allowed for one crawler. It is
 // immutable and safe for concurrent use.
 type Matcher struct {
-	// The patterns of the rules of the selected groups; a match reports
-	// the rule's id (see compile.go). Its text holds the user-agent
-	// values too.
-	set patternSet
-	// The user-agent lines of the selected groups: none when no group
-	// applies, as each group has one at least.
-	agents     []agentLine
-	crawlDelay time.Duration
-	more       *matcherMore // what few files have; nil for the others
+	// The arena of the patterns of the rules of the selected groups and
+	// of their user-agent lines (see compile.go).
+	text string
+	// The patterns, compiled small, best first (see small.go); nil when
+	// they are in the trie.
+	small []smallRule
+	// The patterns, compiled into a trie; a match reports the rule's id
+	// (see compile.go). Nil for a small set.
+	trie *patternSet
+	// The user-agent lines of the selected groups, encoded in the text:
+	// none when no group applies, as each group has one at least.
+	agents agentList
+	more   *matcherMore // what few files have; nil for the others
+}
+
+// trieMatcher is a Matcher and its trie, allocated together.
+type trieMatcher struct {
+	m    Matcher
+	trie patternSet
 }
 
 // matcherMore is what a Matcher holds that most files do not need.
 type matcherMore struct {
+	crawlDelay   time.Duration   // the largest that applies to the crawler
 	delays       []time.Duration // the Crawl-delays of the agents, by index; nil when none has one
 	lines        []int32         // the rules' lines by id, when the ids are not the lines; nil when they are
 	usage        *usageRules     // the Content-Usage rules of the selected groups; nil for none
@@ -136,16 +150,28 @@ func (m *Matcher) Match(path string) Result {
 
 // written returns the pattern of the rule of h as written.
 func (m *Matcher) written(h hit) string {
-	at, isNoted, start, end := m.set.ruleAt(h)
-	if !isNoted {
-		return m.set.text[start:end]
+	if h.kind == smallHit {
+		r := &m.small[h.at]
+		canon := r.canon(m.text)
+		if r.wn > 0 {
+			end := int(r.off) + len(canon)
+			return m.text[end : end+int(r.wn)]
+		}
+		return canon
 	}
-	return writtenAt(m.set.text, at)
+	at, isNoted, start, end := m.trie.ruleAt(h)
+	if !isNoted {
+		return m.text[start:end]
+	}
+	return writtenAt(m.text, at)
 }
 
 // line returns the line of the rule of h.
 func (m *Matcher) line(h hit) int {
-	id := m.set.idOf(h)
+	if h.kind == smallHit {
+		return int(m.small[h.at].line)
+	}
+	id := m.trie.idOf(h)
 	if m.more != nil && m.more.lines != nil {
 		return int(m.more.lines[id])
 	}
@@ -166,13 +192,41 @@ func (m *Matcher) decide(path string) (hit, Reason) {
 	if path == "/robots.txt" {
 		return hit{}, RobotsTxt
 	}
-	if len(m.agents) == 0 {
+	if m.agents.n == 0 {
 		return hit{}, NoGroup
 	}
-	if h := m.set.best(path); h.kind != noHit {
+	var h hit
+	if m.trie != nil {
+		h = m.trie.best(path) // written out: the hot path takes no extra call
+	} else {
+		h = m.smallBest(path)
+	}
+	if h.kind != noHit {
 		return h, RuleMatched
 	}
 	return hit{}, NoRuleMatched
+}
+
+// smallBest is best for a small set.
+func (m *Matcher) smallBest(path string) hit {
+	i, _ := smallBest(m.small, m.text, path)
+	if i < 0 {
+		return hit{}
+	}
+	return hit{kind: smallHit, allow: m.small[i].allow(), at: int32(i)}
+}
+
+// bestSteps is best, and the steps of work it took (see
+// patternSet.bestSteps).
+func (m *Matcher) bestSteps(path string) (hit, int) {
+	if m.trie != nil {
+		return m.trie.bestSteps(path)
+	}
+	i, steps := smallBest(m.small, m.text, path)
+	if i < 0 {
+		return hit{}, steps
+	}
+	return hit{kind: smallHit, allow: m.small[i].allow(), at: int32(i)}, steps
 }
 
 // pathOf returns the path and query of s, a path as sent on the wire
@@ -228,12 +282,15 @@ func MatchOnce(r *parser.Robots, path string, agents ...string) Result {
 // crawler, in file order, each with the Crawl-delay bound to it, as the
 // parser reads it; none when no group applies.
 func (m *Matcher) Agents() []parser.Agent {
-	if len(m.agents) == 0 {
+	if m.agents.n == 0 {
 		return nil
 	}
-	agents := make([]parser.Agent, len(m.agents))
-	for i, a := range m.agents {
-		agents[i] = parser.Agent{Value: a.value.in(m.set.text), Line: int(a.line)}
+	agents := make([]parser.Agent, m.agents.n)
+	at := m.agents.at
+	for i := range agents {
+		var a agentLine
+		a, at = agentAt(m.text, at)
+		agents[i] = parser.Agent{Value: a.value.in(m.text), Line: int(a.line)}
 		if m.more != nil && m.more.delays != nil {
 			agents[i].CrawlDelay = m.more.delays[i]
 		}
@@ -245,8 +302,10 @@ func (m *Matcher) Agents() []parser.Agent {
 // array it owns, measured from their capacities. A cache that holds many
 // Matchers bounds its memory with it.
 func (m *Matcher) Size() int64 {
-	n := int64(unsafe.Sizeof(*m)) + m.set.size()
-	n += int64(cap(m.agents)) * int64(unsafe.Sizeof(agentLine{}))
+	n := int64(unsafe.Sizeof(*m)) + int64(len(m.text)) + smallSize(m.small)
+	if m.trie != nil {
+		n += int64(unsafe.Sizeof(*m.trie)) + m.trie.size() - int64(len(m.trie.text)) // the text is m's
+	}
 	if mm := m.more; mm != nil {
 		n += int64(unsafe.Sizeof(*mm))
 		n += int64(cap(mm.delays)) * int64(unsafe.Sizeof(time.Duration(0)))
@@ -260,5 +319,8 @@ func (m *Matcher) Size() int64 {
 // CrawlDelay returns the largest crawl-delay among the groups that apply to
 // the crawler; zero when none has one. Crawl-delay is not part of RFC 9309.
 func (m *Matcher) CrawlDelay() time.Duration {
-	return m.crawlDelay
+	if m.more == nil {
+		return 0
+	}
+	return m.more.crawlDelay
 }

@@ -20,6 +20,13 @@ func compile(body string, agents ...string) *matcher.Matcher {
 	return matcher.Compile(parser.Parse([]byte(body)), agents...)
 }
 
+// bothForms compiles r into the trie and, when its text fits, into a small
+// set, however many rules it holds: Compile chooses by the number of rules,
+// and the two must agree on every path.
+func bothForms(r *parser.Robots, agents ...string) []*matcher.Matcher {
+	return []*matcher.Matcher{matcher.CompileTrie(r, agents...), matcher.CompileSmall(r, agents...)}
+}
+
 type check struct {
 	path    string
 	allowed bool
@@ -322,10 +329,14 @@ func TestAgainstReference(t *testing.T) {
 		body := randomRobots(rng, 1+rng.IntN(3), rng.IntN(8))
 		r := parser.Parse([]byte(body))
 		m := matcher.Compile(r, "bot")
+		forms := bothForms(r, "bot")
 		for j := 0; j < 20; j++ {
 			path := randomPath(rng)
 			want, line := refVerdict(r, []string{"bot"}, path)
 			got := m.Match(path)
+			for _, f := range forms {
+				require.Equal(t, got, f.Match(path), "the trie and the small set agree")
+			}
 			require.Equal(t, got, matcher.MatchOnce(r, path, "bot"), "MatchOnce agrees with Compile")
 			require.Equal(t, got, m.MatchIndexed(path), "the path index agrees with the direct search")
 			require.Equal(t, got.Allowed, m.Allowed(path), "Allowed agrees with Match")
@@ -369,10 +380,14 @@ func TestIndexRuleWildcardsAgainstReference(t *testing.T) {
 		body := b.String()
 		r := parser.Parse([]byte(body))
 		m := matcher.Compile(r, "bot")
+		forms := bothForms(r, "bot")
 		for range 30 {
 			path := "/" + strings.ReplaceAll(piece()+piece(), "*", "") + []string{"/", "/index.html", "a/", "/x"}[rng.IntN(4)]
 			want, line := refVerdict(r, []string{"bot"}, path)
 			got := m.Match(path)
+			for _, f := range forms {
+				require.Equal(t, got, f.Match(path), "the trie and the small set agree")
+			}
 			require.Equal(t, want, got.Allowed, "%q on\n%s", path, body)
 			require.Equal(t, line, got.Rule.Line, "deciding line for %q on\n%s", path, body)
 			require.Equal(t, got, m.MatchIndexed(path), "the path index agrees with the direct search")
@@ -519,11 +534,15 @@ func TestHostileMatching(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := compile(tt.body(), "bot")
-			assert.Equal(t, tt.allow, m.Allowed(tt.path))
-			steps := m.Steps(tt.path)
-			assert.LessOrEqual(t, steps, tt.maxSteps, "steps of a check of %d octets", len(tt.path))
-			assert.Positive(t, steps, "steps are counted")
+			r := parser.Parse([]byte(tt.body()))
+			// A file of a few rules is compiled small (see Compile): its
+			// steps are bounded as the trie's.
+			for _, m := range []*matcher.Matcher{matcher.Compile(r, "bot"), matcher.CompileTrie(r, "bot")} {
+				assert.Equal(t, tt.allow, m.Allowed(tt.path))
+				steps := m.Steps(tt.path)
+				assert.LessOrEqual(t, steps, tt.maxSteps, "steps of a check of %d octets", len(tt.path))
+				assert.Positive(t, steps, "steps are counted")
+			}
 		})
 	}
 }
@@ -591,10 +610,14 @@ func TestWideTrieAgainstReference(t *testing.T) {
 		body := b.String()
 		r := parser.Parse([]byte(body))
 		m := matcher.Compile(r, "bot")
+		forms := bothForms(r, "bot")
 		for range 40 {
 			path := "/" + piece(rng.IntN(5))
 			want, line := refVerdict(r, []string{"bot"}, path)
 			got := m.Match(path)
+			for _, f := range forms {
+				require.Equal(t, got, f.Match(path), "the trie and the small set agree")
+			}
 			require.Equal(t, want, got.Allowed, "%q on\n%s", path, body)
 			require.Equal(t, line, got.Rule.Line, "deciding line for %q on\n%s", path, body)
 		}

@@ -90,7 +90,7 @@ func TestPathIndexAgainstReference(t *testing.T) {
 				alphabet := []string{"ab", "abc", "a/b", "xyz/%2F"}[i%4]
 				body := stressRobots(rng, alphabet, 1+rng.IntN(30))
 				r := parser.Parse([]byte(body))
-				m := matcher.Compile(r, "bot")
+				m := matcher.CompileTrie(r, "bot")
 				ref := newReference(r, []string{"bot"})
 				for range 8 {
 					path := "/" + periodic(rng, alphabet, 1+rng.IntN(300))
@@ -114,7 +114,7 @@ func TestHostileAgainstReference(t *testing.T) {
 			t.Run(knobs.name+"/"+c.name, func(t *testing.T) {
 				defer knobs.set()()
 				r := parser.Parse(c.body)
-				m := matcher.Compile(r, "ExampleBot")
+				m := matcher.CompileTrie(r, "ExampleBot")
 				ref := newReference(r, []string{"ExampleBot"})
 				// The shape's path, its prefixes, and paths one piece
 				// of a rule longer, so that rules match as well as fail.
@@ -143,7 +143,7 @@ func TestHostileAgainstReference(t *testing.T) {
 func TestPathIndexLongPath(t *testing.T) {
 	body := "User-agent: *\nDisallow: /*a*b*c\nAllow: /*a*b*c*d$\nDisallow: /*x*y\nAllow: /*" + strings.Repeat("ab", 40) + "*q\n"
 	r := parser.Parse([]byte(body))
-	m := matcher.Compile(r, "bot")
+	m := matcher.CompileTrie(r, "bot")
 	ref := newReference(r, []string{"bot"})
 	long := strings.Repeat("ab", 40<<10)
 	// Pieces found only before where they are looked for: a look-up that
@@ -170,7 +170,7 @@ func TestPathIndexOwnSet(t *testing.T) {
 	}
 	b.WriteString("Allow: /*abx\n")
 	r := parser.Parse([]byte(b.String()))
-	m := matcher.Compile(r, "bot")
+	m := matcher.CompileTrie(r, "bot")
 	ref := newReference(r, []string{"bot"})
 	for _, path := range []string{"/" + strings.Repeat("ab", 1000) + "abx", "/" + strings.Repeat("ab", 1000) + "abxb",
 		"/abx" + strings.Repeat("ab", 1000), "/bx" + strings.Repeat("ab", 1000)} {
@@ -186,7 +186,7 @@ func TestPathIndexOwnSet(t *testing.T) {
 // an index of its own from the pool: run with -race.
 func TestPathIndexConcurrent(t *testing.T) {
 	c := hostileCases(16<<10, 1<<10)[0]
-	m := matcher.Compile(parser.Parse(c.body), "bot")
+	m := matcher.CompileTrie(parser.Parse(c.body), "bot")
 	paths := []string{c.path, c.path[:len(c.path)/2], "/" + c.path[len(c.path)/3:], "/x"}
 	want := make([]matcher.Result, len(paths))
 	for i, p := range paths {

@@ -143,6 +143,7 @@ const (
 	plainHit
 	exactHit
 	wildHit
+	smallHit // the pattern small[at] of a Matcher's small set
 )
 
 // idOf returns the id of the pattern of h, which is not noHit.
@@ -649,6 +650,9 @@ func (c *nodeCounter) total() int {
 // arrays.
 func (s *patternSet) size() int64 {
 	n := int64(len(s.text))
+	if s.nodes == nil {
+		return n // a small set's text
+	}
 	n += int64(cap(s.nodes)) * int64(unsafe.Sizeof(node{}))
 	n += int64(cap(s.octets))
 	n += int64(cap(s.ids)) * 2

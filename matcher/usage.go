@@ -37,8 +37,11 @@ type usageRules struct {
 	// lowest index, the path that appears first in the file.
 	set  patternSet
 	pats []usagePat
+	// prefs are the preferences of the patterns: rules that follow one
+	// another with the same value share them.
+	prefs []usage.Prefs
 	// byLen lists the indexes of pats ordered by length, then index: the
-	// patterns of one length are a run, byLen[pats[i].lo:pats[i].hi].
+	// patterns of one length are a run.
 	byLen []int32
 
 	// pathless combines the rules without a path, which match every path
@@ -47,15 +50,34 @@ type usageRules struct {
 	first    usageText
 }
 
-// usagePat is one distinct canonical path of the Content-Usage rules.
+// usagePat is one distinct canonical path of the Content-Usage rules: a
+// file can hold one for every 20 octets of it ("content-usage:/1 n=y"), so
+// it is kept to 36 bytes.
 type usagePat struct {
-	prefs  usage.Prefs // of every rule with this path, combined
-	first  usageText   // the first of them
-	head   span        // the literal head, in the set's text
-	kind   kind
-	rank   rank32 // the rank of its pattern: its length
-	wild   int32  // for the wild kind, its index in set.wild
-	lo, hi int32  // its run of equal length in byLen
+	canon span      // the canonical path, in the set's text; its length is its rank
+	first usageText // the first rule of this path
+	// The index in prefs of the preferences of every rule with this path,
+	// combined, with tiedBit when another pattern has the same length.
+	prefs uint32
+	wild  int32 // for a wildcard pattern, its index in set.wild; -1 otherwise
+}
+
+const tiedBit = 1 << 31
+
+// head returns the literal head of p, the octets of its path before the
+// first '*' or its final '$', and its kind, as newEntry finds it.
+func (p *usagePat) head(text string) (string, kind) {
+	lit, dollar := strings.CutSuffix(p.canon.in(text), "$")
+	if p.wild >= 0 {
+		return lit[:strings.IndexByte(lit, '*')], wild
+	}
+	if i := strings.IndexByte(lit, '*'); i >= 0 {
+		return lit[:i], prefix // trailing stars absorb the rest of a path
+	}
+	if dollar {
+		return lit, exact
+	}
+	return lit, prefix
 }
 
 // usageText is a Content-Usage rule as written: spans of the set's text.
@@ -152,49 +174,72 @@ func compileUsage(groups []*parser.Group) *usageRules {
 			lo = hi
 		}
 	}
+	// The preferences of the patterns, in a table: a rule whose value is
+	// the value of the rule before it shares its entry. Counted first, so
+	// that the table is allocated at its size.
+	nprefs, last := 0, ""
+	forPatterns := func(fn func(cu *parser.ContentUsage, i int32, f int32)) {
+		i := int32(0) // the index of the next rule with a path
+		for _, g := range groups {
+			for k := range g.ContentUsage {
+				cu := &g.ContentUsage[k]
+				if cu.Path == "" {
+					fn(cu, -1, 0)
+					continue
+				}
+				if f := firstOf[i]; f < 0 || f == i {
+					fn(cu, i, f)
+				} // else combined with the first of its path
+				i++
+			}
+		}
+	}
+	forPatterns(func(cu *parser.ContentUsage, i, f int32) {
+		switch {
+		case i < 0:
+		case f < 0:
+			nprefs, last = nprefs+1, "" // the entry is not the value's
+		case last == "" || cu.Preferences != last:
+			nprefs, last = nprefs+1, cu.Preferences
+		}
+	})
 	u.pats = make([]usagePat, 0, distinct)
+	u.prefs = make([]usage.Prefs, 0, nprefs)
 	patOf := order // reused: the pattern of each rule that is the first of its path
 	entries := make([]entry, 0, distinct)
 	pieces := 0
 	var pathless combination
-	i := int32(0) // the index of the next rule with a path
-	for _, g := range groups {
-		for _, cu := range g.ContentUsage {
-			if cu.Path == "" {
-				if u.first.line == 0 {
-					u.first = usageText{prefs: add(cu.Preferences), line: int32(min(cu.Line, 1<<31-1))}
-				}
-				pathless.add(usage.Parse(cu.Preferences))
-				continue
+	last = ""
+	forPatterns(func(cu *parser.ContentUsage, i, f int32) {
+		if i < 0 {
+			if u.first.line == 0 {
+				u.first = usageText{prefs: add(cu.Preferences), line: int32(min(cu.Line, 1<<31-1))}
 			}
-			var prefs usage.Prefs
-			switch f := firstOf[i]; {
-			case f < 0:
-				prefs = combined[-1-f]
-			case f != i:
-				i++
-				continue // combined with the first of its path
-			default:
-				prefs = usage.Parse(cu.Preferences)
-			}
-			c, base, id := canon(i), paths[i].off, int32(len(u.pats))
-			patOf[i] = id
-			i++
-			entries = appendEntries(entries, c, base, id, false, 0, strings.IndexByte(c, '*') >= 0)
-			e := &entries[len(entries)-1]
-			if strings.IndexByte(c, '*') >= 0 {
-				pieces += countPieces(strings.TrimSuffix(c, "$")) // of the distinct paths, not of every rule
-			}
-			k, _ := e.kind()
-			first := usageText{path: span{base, uint32(len(c))}, line: int32(min(cu.Line, 1<<31-1))}
-			if c != cu.Path {
-				first.path = add(cu.Path)
-			}
-			first.prefs = add(cu.Preferences)
-			u.pats = append(u.pats, usagePat{prefs: prefs, first: first,
-				head: span{base, e.head}, kind: k, rank: e.rank(), wild: -1})
+			pathless.add(usage.Parse(cu.Preferences))
+			return
 		}
-	}
+		switch {
+		case f < 0:
+			u.prefs = append(u.prefs, combined[-1-f])
+			last = "" // the entry is not the value's
+		case last == "" || cu.Preferences != last:
+			u.prefs = append(u.prefs, usage.Parse(cu.Preferences))
+			last = cu.Preferences
+		}
+		c, base, id := canon(i), paths[i].off, int32(len(u.pats))
+		patOf[i] = id
+		entries = appendEntries(entries, c, base, id, false, 0, strings.IndexByte(c, '*') >= 0)
+		if strings.IndexByte(c, '*') >= 0 {
+			pieces += countPieces(strings.TrimSuffix(c, "$")) // of the distinct paths, not of every rule
+		}
+		first := usageText{path: span{base, uint32(len(c))}, line: int32(min(cu.Line, 1<<31-1))}
+		if c != cu.Path {
+			first.path = add(cu.Path)
+		}
+		first.prefs = add(cu.Preferences)
+		u.pats = append(u.pats, usagePat{canon: span{base, uint32(len(c))}, first: first,
+			prefs: uint32(len(u.prefs) - 1), wild: -1})
+	})
 	u.pathless = pathless.prefs()
 	// Order the patterns by length before the set sorts the entries: a
 	// pattern's rank is its length.
@@ -202,15 +247,17 @@ func compileUsage(groups []*parser.Group) *usageRules {
 	for i := range u.byLen {
 		u.byLen[i] = int32(i)
 	}
-	length := func(i int32) rank32 { return u.pats[i].rank }
+	length := func(i int32) uint32 { return u.pats[i].canon.n }
 	slices.SortStableFunc(u.byLen, func(a, b int32) int { return cmp.Compare(length(a), length(b)) })
 	for lo := 0; lo < len(u.byLen); {
 		hi := lo + 1
 		for hi < len(u.byLen) && length(u.byLen[hi]) == length(u.byLen[lo]) {
 			hi++
 		}
-		for _, i := range u.byLen[lo:hi] {
-			u.pats[i].lo, u.pats[i].hi = int32(lo), int32(hi)
+		if hi-lo > 1 {
+			for _, i := range u.byLen[lo:hi] {
+				u.pats[i].prefs |= tiedBit
+			}
 		}
 		lo = hi
 	}
@@ -255,8 +302,8 @@ func (u *usageRules) lookup(path string) (prefs usage.Prefs, rule usageText, ok 
 	}
 	win := u.set.idOf(h)
 	p := &u.pats[win]
-	prefs = p.prefs
-	if p.hi-p.lo > 1 {
+	prefs = u.prefs[p.prefs&^tiedBit]
+	if p.prefs&tiedBit != 0 {
 		prefs = u.ties(path, win, prefs)
 	}
 	return prefs, p.first, true
@@ -269,7 +316,10 @@ func (u *usageRules) lookup(path string) (prefs usage.Prefs, rule usageText, ok 
 // path, at a cost bounded by the octets of the file; the wildcard ones go
 // through a path index, as the set's own search does past its budget.
 func (u *usageRules) ties(path string, win int32, prefs usage.Prefs) usage.Prefs {
-	p := &u.pats[win]
+	// The run of win's length in byLen.
+	n := u.pats[win].canon.n
+	lo, _ := slices.BinarySearchFunc(u.byLen, n, func(i int32, n uint32) int { return cmp.Compare(u.pats[i].canon.n, n) })
+	hi, _ := slices.BinarySearchFunc(u.byLen, n+1, func(i int32, n uint32) int { return cmp.Compare(u.pats[i].canon.n, n) })
 	var ix *pathIndex
 	var batch [lanes]lane
 	var from [lanes]usage.Prefs
@@ -286,20 +336,25 @@ func (u *usageRules) ties(path string, win int32, prefs usage.Prefs) usage.Prefs
 		}
 		nb = 0
 	}
-	for _, i := range u.byLen[p.lo:p.hi] {
+	for _, i := range u.byLen[lo:hi] {
 		q := &u.pats[i]
-		if i <= win || !strings.HasPrefix(path, q.head.in(u.set.text)) {
+		if i <= win {
 			continue
 		}
-		switch q.kind {
+		head, k := q.head(u.set.text)
+		if !strings.HasPrefix(path, head) {
+			continue
+		}
+		qp := u.prefs[q.prefs&^tiedBit]
+		switch k {
 		case prefix:
-			prefs = usage.Combine(prefs, q.prefs)
+			prefs = usage.Combine(prefs, qp)
 		case exact:
-			if len(path) == int(q.head.n) {
-				prefs = usage.Combine(prefs, q.prefs)
+			if len(path) == len(head) {
+				prefs = usage.Combine(prefs, qp)
 			}
 		default:
-			batch[nb], from[nb] = lane{q.wild, q.head.n}, q.prefs
+			batch[nb], from[nb] = lane{q.wild, uint32(len(head))}, qp
 			if nb++; nb == lanes {
 				flush()
 			}
@@ -320,9 +375,10 @@ func (u *usageRules) size() int64 {
 	}
 	n := int64(unsafe.Sizeof(*u)) + u.set.size()
 	n += int64(cap(u.pats)) * int64(unsafe.Sizeof(usagePat{}))
+	n += int64(cap(u.prefs)) * int64(unsafe.Sizeof(usage.Prefs{}))
 	n += int64(cap(u.byLen)) * int64(unsafe.Sizeof(int32(0)))
-	for i := range u.pats {
-		n += extraSize(u.pats[i].prefs)
+	for _, p := range u.prefs {
+		n += extraSize(p)
 	}
 	return n + extraSize(u.pathless)
 }
@@ -372,10 +428,15 @@ func (m *Matcher) Usage(path string) UsageResult {
 
 // allowedCanonical is Allowed for a canonical path.
 func (m *Matcher) allowedCanonical(path string) bool {
-	if path == "/robots.txt" || len(m.agents) == 0 {
+	if path == "/robots.txt" || m.agents.n == 0 {
 		return true
 	}
-	h := m.set.best(path)
+	var h hit
+	if m.trie != nil {
+		h = m.trie.best(path)
+	} else {
+		h = m.smallBest(path)
+	}
 	return h.kind == noHit || h.allow
 }
 
