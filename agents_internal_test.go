@@ -125,7 +125,7 @@ func TestAgentSetsWithinBudget(t *testing.T) {
 	files := corpusFiles(t)
 	c := memClient(t, 1) // the least budget: 16 times the body cap
 	ctx := context.Background()
-	const sets, keys = 3000, 400
+	const sets, keys = 4500, 400
 	var compiles uint64
 	_, heap := sharedtest.Memory(func() {
 		for i := range sets {
