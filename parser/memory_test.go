@@ -2,10 +2,8 @@ package parser_test
 
 import (
 	"bytes"
-	"fmt"
 	"runtime"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -86,9 +84,6 @@ func TestParseMemory(t *testing.T) {
 	for _, s := range benchdata.Shapes() {
 		t.Run(s.Name, func(t *testing.T) { check(t, s.Name, s.Body(size), s.Dense, s.Agent) })
 	}
-	for _, s := range usagePathShapes() {
-		t.Run(s.Name, func(t *testing.T) { check(t, s.Name, s.Body(size), s.Dense, s.Agent) })
-	}
 	t.Run("corpus", func(t *testing.T) { check(t, "corpus", largest(t), true, "ExampleBot") })
 	// The issue that set the bounds: with MaxBytes raised, 8 MiB of
 	// newlines allocated 420 MB. Junk costs what it costs at 500 KiB:
@@ -162,47 +157,4 @@ func TestParseCopiesValues(t *testing.T) {
 		body[i] = 'z'
 	}
 	assert.Equal(t, want, r)
-}
-
-// usagePathShapes are Content-Usage rules of distinct paths on short lines,
-// under one user-agent line: each path is a pattern of the Matcher, with
-// the preferences of its rule, at a cost a short line must cover.
-func usagePathShapes() []benchdata.Shape {
-	lines := func(head string, line func(i int) string) func(int) []byte {
-		return func(size int) []byte {
-			var b strings.Builder
-			b.WriteString(head)
-			for i := 0; ; i++ {
-				l := line(i)
-				if b.Len()+len(l) > size {
-					break
-				}
-				b.WriteString(l)
-			}
-			return []byte(b.String())
-		}
-	}
-	return []benchdata.Shape{
-		{Name: "content-usage paths", Dense: true, Agent: "ExampleBot", Body: lines("user-agent: *\n", func(i int) string {
-			return fmt.Sprintf("content-usage: /p%d train-ai=n\n", i)
-		})},
-		{Name: "short content-usage paths", Dense: true, Agent: "ExampleBot", Body: lines("user-agent:*\n", func(i int) string {
-			return fmt.Sprintf("content-usage:/%x train-ai=n\n", i)
-		})},
-		{Name: "shortest content-usage paths", Dense: true, Agent: "ExampleBot", Body: lines("user-agent:*\n", func(i int) string {
-			return fmt.Sprintf("content-usage:/%x n=y\n", i)
-		})},
-		{Name: "content-usage wildcard paths", Dense: true, Agent: "ExampleBot", Body: lines("user-agent:*\n", func(i int) string {
-			return fmt.Sprintf("content-usage:/*%x*a n=y\n", i)
-		})},
-		{Name: "content-usage anchored paths", Dense: true, Agent: "ExampleBot", Body: lines("user-agent:*\n", func(i int) string {
-			return fmt.Sprintf("content-usage:/%x$ n=y\n", i)
-		})},
-		{Name: "content-usage paths of distinct labels", Dense: true, Agent: "ExampleBot", Body: lines("user-agent:*\n", func(i int) string {
-			return fmt.Sprintf("content-usage:/%x k%x=y\n", i, i)
-		})},
-		{Name: "content-usage paths of two labels", Dense: true, Agent: "ExampleBot", Body: lines("user-agent:*\n", func(i int) string {
-			return fmt.Sprintf("content-usage:/%x a=y,b=n\n", i)
-		})},
-	}
 }

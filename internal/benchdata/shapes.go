@@ -177,6 +177,15 @@ func UsageFloods() []Shape {
 		{"content-usage rules of one path", true, "ExampleBot", repeated("user-agent: *\n", func(i int) string {
 			return fmt.Sprintf("content-usage:/a k%06d=y\n", 999_999-i)
 		})},
+		// Rules of distinct paths on short lines: each path is a pattern of
+		// the Matcher, with its preferences, at a cost a short line covers.
+		{"content-usage paths", true, "ExampleBot", repeated("user-agent: *\n", func(i int) string { return fmt.Sprintf("content-usage: /p%d train-ai=n\n", i) })},
+		{"short content-usage paths", true, "ExampleBot", repeated("user-agent:*\n", func(i int) string { return fmt.Sprintf("content-usage:/%x train-ai=n\n", i) })},
+		{"shortest content-usage paths", true, "ExampleBot", repeated("user-agent:*\n", func(i int) string { return fmt.Sprintf("content-usage:/%x n=y\n", i) })},
+		{"content-usage wildcard paths", true, "ExampleBot", repeated("user-agent:*\n", func(i int) string { return fmt.Sprintf("content-usage:/*%x*a n=y\n", i) })},
+		{"content-usage anchored paths", true, "ExampleBot", repeated("user-agent:*\n", func(i int) string { return fmt.Sprintf("content-usage:/%x$ n=y\n", i) })},
+		{"content-usage paths of distinct labels", true, "ExampleBot", repeated("user-agent:*\n", func(i int) string { return fmt.Sprintf("content-usage:/%x k%x=y\n", i, i) })},
+		{"content-usage paths of two labels", true, "ExampleBot", repeated("user-agent:*\n", func(i int) string { return fmt.Sprintf("content-usage:/%x a=y,b=n\n", i) })},
 	}
 }
 
