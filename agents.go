@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/crawlkit/robots/cache"
 	"github.com/crawlkit/robots/matcher"
 	"github.com/crawlkit/robots/parser"
 )
@@ -176,31 +177,32 @@ func (vs *views) add(set agentSet, m *matcher.Matcher, limit int64) bool {
 	return true
 }
 
-// matcherOf returns the rules of v, held for the authority key, for c's
-// agents; nil when v has none (its verdict is not Rules). It inlines, so
-// that the Options' agents pay nothing for others'.
-func (c *Client) matcherOf(key string, v *compiled) *matcher.Matcher {
+// matcherOf returns the rules of v, compiled from the good record file and
+// held for the authority key, for c's agents; nil when v has none (its
+// verdict is not Rules). It inlines, so that the Options' agents pay
+// nothing for others'.
+func (c *Client) matcherOf(key string, v *compiled, file *cache.Record) *matcher.Matcher {
 	if c.set == "" || v.rules == nil {
 		return v.rules
 	}
-	return c.viewOf(key, v)
+	return c.viewOf(key, v, file)
 }
 
-// viewOf returns the rules of v, held for the authority key, for c's
-// agents, which are not the Options'.
-func (c *Client) viewOf(key string, v *compiled) *matcher.Matcher {
+// viewOf returns the rules of v, compiled from file and held for the
+// authority key, for c's agents, which are not the Options'.
+func (c *Client) viewOf(key string, v *compiled, file *cache.Record) *matcher.Matcher {
 	if m := v.views.find(c.set); m != nil {
 		return m
 	}
-	return c.compileView(key, v)
+	return c.compileView(key, v, file)
 }
 
-// compileView compiles v's file for c's agents and keeps the rules beside
-// it, growing v through the cache, which counts them against its budget.
-// Concurrent callers for one file wait for each other: a set compiles once
-// however many ask.
-func (c *Client) compileView(key string, v *compiled) *matcher.Matcher {
-	if v.file.BodyLen() == 0 {
+// compileView compiles file for c's agents and keeps the rules beside v,
+// its compiled form for the Options' agents, growing v through the cache,
+// which counts them against its budget. Concurrent callers for one file
+// wait for each other: a set compiles once however many ask.
+func (c *Client) compileView(key string, v *compiled, file *cache.Record) *matcher.Matcher {
+	if file.BodyLen() == 0 {
 		return v.rules // an empty file has no groups: the same answer for every agent
 	}
 	var m *matcher.Matcher
@@ -210,7 +212,7 @@ func (c *Client) compileView(key string, v *compiled) *matcher.Matcher {
 		if m = v.views.find(c.set); m != nil {
 			return false
 		}
-		m = matcher.Compile(parser.Parse(v.file.File()), c.agents...)
+		m = matcher.Compile(parser.Parse(file.File()), c.agents...)
 		c.stats.agentCompiles.Add(1)
 		return v.views.add(c.set, m, c.viewBytes)
 	})

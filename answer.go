@@ -21,7 +21,6 @@ import (
 type compiled struct {
 	verdict status.Verdict   // Rules, AllowAll or DisallowAll
 	rules   *matcher.Matcher // for Rules, for the core's agents
-	file    *cache.Record    // for Rules, the good record compiled, whose body views compile and a renewal reuses
 	views   views            // for Rules, the rules for other agent sets, compiled on demand
 
 	outage bool      // the record is of an outage
@@ -45,13 +44,14 @@ func (v *compiled) Size() int64 {
 // that neither reparses the file.
 func (c *core) derive(rec *cache.Record, held *entry) *compiled {
 	var prev *compiled
+	var prevFile *cache.Record
 	if held != nil {
-		prev = held.Value.goodCopy()
+		prev, prevFile = held.Value.goodCopy(), held.Record.GoodCopy()
 	}
 	g := rec.GoodCopy()
 	var gc *compiled
 	if g != nil {
-		gc = c.compile(g, prev)
+		gc = c.compile(g, prev, prevFile)
 	}
 	if rec.Unreachable() {
 		return &compiled{verdict: status.DisallowAll, outage: true, good: gc}
@@ -67,15 +67,15 @@ func (v *compiled) goodCopy() *compiled {
 	return v
 }
 
-// compile returns the compiled form of the good record g, reusing prev when
-// it is of the very same body, with the rules prev keeps for other agent
-// sets.
-func (c *core) compile(g *cache.Record, prev *compiled) *compiled {
+// compile returns the compiled form of the good record g, reusing prev,
+// compiled from prevFile, when it is of the very same body, with the rules
+// prev keeps for other agent sets.
+func (c *core) compile(g *cache.Record, prev *compiled, prevFile *cache.Record) *compiled {
 	v := &compiled{verdict: c.verdictOf(g)}
 	if v.verdict != status.Rules {
 		return v
 	}
-	if prev != nil && prev.rules != nil && g.SameBody(prev.file) {
+	if prev != nil && prev.rules != nil && g.SameBody(prevFile) {
 		return prev
 	}
 	var r *parser.Robots
@@ -83,7 +83,7 @@ func (c *core) compile(g *cache.Record, prev *compiled) *compiled {
 		r = parser.Parse(body)
 	}
 	// An empty file is a file without groups: everything allowed.
-	v.rules, v.file = matcher.Compile(r, c.ownAgents...), g
+	v.rules = matcher.Compile(r, c.ownAgents...)
 	return v
 }
 
@@ -155,13 +155,13 @@ var fromMatcher = [...]Reason{
 // allowed is the verdict of entry e, held for the authority key, on the
 // wire path at now.
 func (c *Client) allowed(key string, e *entry, path string, now instant) bool {
-	v, _, blanket := c.basis(e, now)
+	v, src, blanket := c.basis(e, now)
 	if v == nil {
 		return blanket == UnreachableTooLong
 	}
 	switch v.verdict {
 	case status.Rules:
-		return c.matcherOf(key, v).Allowed(path)
+		return c.matcherOf(key, v, src).Allowed(path)
 	case status.AllowAll:
 		return true
 	default:
@@ -197,7 +197,7 @@ func (c *Client) decide(key string, e *entry, path string, now instant) Decision
 	}
 	if robotsTxt {
 		if v.verdict == status.Rules {
-			m := c.matcherOf(key, v)
+			m := c.matcherOf(key, v, src)
 			u := m.Usage(path)
 			d.Agents, d.Usage, d.UsageRule = m.Agents(), u.Prefs, u.Rule
 		}
@@ -205,7 +205,7 @@ func (c *Client) decide(key string, e *entry, path string, now instant) Decision
 	}
 	switch v.verdict {
 	case status.Rules:
-		m := c.matcherOf(key, v)
+		m := c.matcherOf(key, v, src)
 		res := m.Match(path)
 		d.Allowed, d.Rule, d.Agents = res.Allowed, res.Rule, m.Agents()
 		d.Reason = fromMatcher[res.Reason]

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/crawlkit/robots/cache"
@@ -205,20 +206,24 @@ func (c *Client) CrawlDelay(ctx context.Context, rawURL string) (time.Duration, 
 // Sitemaps returns the Sitemap URLs of rawURL's authority's robots.txt, in
 // file order, each once; none when there is no file.
 func (c *Client) Sitemaps(ctx context.Context, rawURL string) ([]string, error) {
-	v, _, err := c.rules(ctx, "sitemaps", rawURL)
-	if err != nil || v == nil || v.file == nil {
+	file, _, err := c.rules(ctx, "sitemaps", rawURL)
+	if err != nil || file.BodyLen() == 0 {
 		return nil, err
 	}
 	// The file is read again: a crawler asks once per site, and keeping
 	// the list would cost every authority held about 400 bytes on the real
-	// corpus.
-	return parser.Parse(v.file.File()).Sitemaps, nil
+	// corpus. Copies: the parsed file, which they point into, is not kept.
+	urls := parser.Parse(file.File()).Sitemaps
+	for i, u := range urls {
+		urls[i] = strings.Clone(u)
+	}
+	return urls, nil
 }
 
-// rules returns the compiled file that answers for rawURL's authority now,
-// nil when no file does, and its rules for c's agents, nil when it has none
+// rules returns the good record that answers for rawURL's authority now,
+// nil when none does, and its rules for c's agents, nil when it has none
 // (its verdict is not Rules).
-func (c *Client) rules(ctx context.Context, op, rawURL string) (*compiled, *matcher.Matcher, error) {
+func (c *Client) rules(ctx context.Context, op, rawURL string) (*cache.Record, *matcher.Matcher, error) {
 	if !c.made() {
 		return nil, nil, newError(op, rawURL, errNotNew)
 	}
@@ -230,11 +235,11 @@ func (c *Client) rules(ctx context.Context, op, rawURL string) (*compiled, *matc
 	if err != nil {
 		return nil, nil, newError(op, rawURL, err)
 	}
-	v, _, _ := c.basis(e, now)
+	v, src, _ := c.basis(e, now)
 	if v == nil {
 		return nil, nil, nil
 	}
-	return v, c.matcherOf(key, v), nil
+	return src, c.matcherOf(key, v, src), nil
 }
 
 // Invalidate forgets what is cached for rawURL's authority, its backoff

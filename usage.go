@@ -40,11 +40,11 @@ func (c *Client) Usage(ctx context.Context, rawURL string) (usage.Prefs, error) 
 	if err != nil {
 		return usage.Prefs{}, newError("usage", rawURL, err)
 	}
-	v, _, _ := c.basis(e, now)
+	v, src, _ := c.basis(e, now)
 	if v == nil || v.verdict != status.Rules {
 		return usage.Prefs{}, nil
 	}
-	return c.matcherOf(key, v).Usage(path).Prefs, nil
+	return c.matcherOf(key, v, src).Usage(path).Prefs, nil
 }
 
 // Signal returns the Content-Signal (Cloudflare's record, not AIPREF) that

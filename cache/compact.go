@@ -23,12 +23,18 @@ import (
 // a uvarint length and the value; Body and Header are nil. The methods of
 // this package read either form.
 
-// Compact returns r as a cache holds it in memory: a Record equal to r, its
-// good copy's too, whose Body and Header are kept compressed, so that they
-// read nil; File and Headers return them. It returns r itself when r is
-// compact already, or holds neither.
+// Compact returns a copy of r, and of its good copy, that holds its body and
+// headers in less memory: Body and Header are nil in it, and File and
+// Headers read them. It returns r itself when there is nothing to compact,
+// so that compacting twice gives the record compacted once. Set Body or
+// Header on a compact record only to replace them: a field that is set is
+// what every method reads.
 func (r *Record) Compact() *Record {
-	if r == nil || r.compact() || len(r.Body) == 0 && len(r.Header) == 0 && (r.Good == nil || r.Good.compact()) {
+	if r == nil {
+		return nil
+	}
+	g := r.Good.Compact()
+	if len(r.Body) == 0 && len(r.Header) == 0 && g == r.Good {
 		return r
 	}
 	c := *r
@@ -38,13 +44,13 @@ func (r *Record) Compact() *Record {
 	if len(r.Header) > 0 {
 		c.zheader, c.Header = packHeader(r.Header), nil
 	}
-	c.Good = r.Good.Compact()
+	c.Good = g
 	return &c
 }
 
-// Expand returns r with its Body and Header as fields again: r itself when
-// it is not compact, else a copy, whose Body is a new slice. Records given
-// to a Fleet, or encoded, are expanded.
+// Expand returns r with its Body and Header, and its good copy's, as
+// fields: r itself when it holds them so already, else a copy, whose Body is
+// a slice of its own. Records given to a Fleet, or encoded, are expanded.
 func (r *Record) Expand() *Record {
 	if r == nil || !r.compact() && (r.Good == nil || !r.Good.compact()) {
 		return r
@@ -56,7 +62,8 @@ func (r *Record) Expand() *Record {
 }
 
 // WithHeader returns a copy of r that shares its body, with header as its
-// kept headers, in r's form: a 304 renews a record so (RFC 9111 §4.3.4).
+// kept headers, compact if r is: a 304 renews a record so (RFC 9111
+// §4.3.4).
 func (r *Record) WithHeader(header http.Header) *Record {
 	c := *r
 	if r.compact() {
@@ -67,24 +74,31 @@ func (r *Record) WithHeader(header http.Header) *Record {
 	return &c
 }
 
-// SameBody reports whether r and o hold their body in the same memory: one
-// was made from the other (a 304 renewal, an outage's good copy), so that
-// what was derived from one's body holds for the other's.
+// SameBody reports whether r and o were made one from the other (a 304
+// renewal, an outage keeping its good copy, Compact): what was derived from
+// the body of one holds for the other. Records of equal bodies made apart
+// are not the same.
 func (r *Record) SameBody(o *Record) bool {
 	if r == nil || o == nil {
 		return false
 	}
-	a, b := r.Body, o.Body
-	if r.zbody != nil || o.zbody != nil {
-		a, b = r.zbody, o.zbody
-	}
+	a, b := r.bodyMemory(), o.bodyMemory()
 	return len(a) > 0 && len(a) == len(b) && unsafe.SliceData(a) == unsafe.SliceData(b)
 }
 
-// File returns the body of r, compact or not: Body itself, or, for a
-// compact record, the body decompressed into a new slice.
+// bodyMemory returns the memory r's body is held in: Body, or its
+// compressed form.
+func (r *Record) bodyMemory() []byte {
+	if len(r.Body) > 0 || r.zbody == nil {
+		return r.Body
+	}
+	return r.zbody
+}
+
+// File returns the body of r, compact or not: Body when it is set, else,
+// for a compact record, the body decompressed into a slice of its own.
 func (r *Record) File() []byte {
-	if r.zbody == nil {
+	if len(r.Body) > 0 || r.zbody == nil {
 		return r.Body
 	}
 	return decompress(r.zbody)
@@ -95,7 +109,7 @@ func (r *Record) BodyLen() int {
 	if r == nil {
 		return 0
 	}
-	if r.zbody == nil {
+	if len(r.Body) > 0 || r.zbody == nil {
 		return len(r.Body)
 	}
 	n, err := s2.DecodedLen(r.zbody)
@@ -105,10 +119,10 @@ func (r *Record) BodyLen() int {
 	return n
 }
 
-// Headers returns the kept headers of r, compact or not: Header itself, or,
-// for a compact record, a new map of them.
+// Headers returns the kept headers of r, compact or not: Header when it is
+// set, else, for a compact record, a map of its own.
 func (r *Record) Headers() http.Header {
-	if r.zheader == "" {
+	if r.Header != nil || r.zheader == "" {
 		return r.Header
 	}
 	h := make(http.Header, 2)
@@ -119,7 +133,7 @@ func (r *Record) Headers() http.Header {
 // header returns the first value of the kept header name of r, compact or
 // not, without building a map.
 func (r *Record) header(name string) string {
-	if r.zheader == "" {
+	if r.Header != nil || r.zheader == "" {
 		return r.Header.Get(name)
 	}
 	var first string

@@ -109,7 +109,7 @@ func (r *Record) Size() int64 {
 		return 0
 	}
 	n := int64(unsafe.Sizeof(*r)) + int64(len(r.Authority)+len(r.URL)+len(r.Outcome)+cap(r.Body))
-	if unsafe.StringData(r.FinalURL) != unsafe.StringData(r.URL) {
+	if unsafe.StringData(r.FinalURL) != unsafe.StringData(r.URL) || len(r.FinalURL) != len(r.URL) {
 		n += int64(len(r.FinalURL)) // else one string, counted once
 	}
 	n += int64(cap(r.zbody) + len(r.zheader))

@@ -314,8 +314,15 @@ func (c *Cache[V]) join(key string, now time.Time, stale, inline bool) (fl *flig
 		return nil, held, false, false
 	}
 	// A copy: the key is kept with what the flight stores, and the caller's
-	// may point into a URL of up to 8 KiB.
-	fl = c.newFlight(strings.Clone(key))
+	// may point into a URL of up to 8 KiB. A refresh takes the one the
+	// local tier is keyed by, so that its record and the tier share it.
+	var k string
+	if ok && held.Record.Authority == key {
+		k = held.Record.Authority
+	} else {
+		k = strings.Clone(key)
+	}
+	fl = c.newFlight(k)
 	fl.refresh = ok
 	waiting = c.await(fl, now, stale)
 	c.flights.Store(fl.key, fl)

@@ -501,6 +501,33 @@ func TestFleetSharesBackoff(t *testing.T) {
 	assert.Equal(t, 2, o.fetches(keyA), "once for the fleet at the retry time")
 }
 
+// An outage whose good copy carries nothing to compact (a bare 404, then a
+// bare 503) is published as any other: the fleet backs off together.
+func TestFleetSharesBareOutage(t *testing.T) {
+	f := cache.NewMemoryFleet()
+	clk, o, a, b := fleetPair(t, f)
+	o.answer = func(key string, _ *cache.Record, call int) *fetch.Result {
+		if call == 1 {
+			return failure(key, 404)
+		}
+		return failure(key, 503)
+	}
+	ctx := context.Background()
+	lookup(t, a, keyA)
+	require.NoError(t, a.Flush(ctx))
+	clk.Advance(25 * time.Hour)
+	lookup(t, a, keyA) // served the 404 while the refetch runs
+	<-a.Settled(keyA)
+	require.NoError(t, a.Flush(ctx))
+	got, err := f.Get(ctx, keyA)
+	require.NoError(t, err)
+	require.NotNil(t, got)
+	assert.True(t, got.Unreachable(), "the outage was published, not the 404 before it")
+	e, _ := lookup(t, b, keyA)
+	assert.True(t, e.Record.Unreachable())
+	assert.Equal(t, 2, o.fetches(keyA), "the other process backs off with the fleet")
+}
+
 // A process that took the lease and died delays the others by at most the
 // lease; then exactly one takes over.
 func TestFleetTakeOver(t *testing.T) {

@@ -99,7 +99,7 @@ func (p Policy) Next(key string, held *cache.Record, res *fetch.Result, out stat
 		}
 		r.FreshUntil = now.Add(freshness.Backoff(r.Failures, jitter()))
 	}
-	return r
+	return r.Compact()
 }
 
 // updateHeaders returns the stored headers updated with those of a 304
