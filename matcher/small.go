@@ -188,6 +188,9 @@ func smallBest(rules []smallRule, text, path string) (int, int) {
 // smallSummarized is smallBest for the rest of a check, the path
 // summarized first (see summary) so that a pattern with pieces whose
 // features the path lacks is passed over unsearched.
+//
+// Its loop repeats smallBest's tail test rather than share a function:
+// shared, even inlined, a check of plain-10 measured 12% slower.
 func smallSummarized(rules []smallRule, text, path string) (int, int) {
 	var sum summary
 	sum.summarize(path)
