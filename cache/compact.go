@@ -89,7 +89,7 @@ func (r *Record) SameBody(o *Record) bool {
 // bodyMemory returns the memory r's body is held in: Body, or its
 // compressed form.
 func (r *Record) bodyMemory() []byte {
-	if len(r.Body) > 0 || r.zbody == nil {
+	if r.bodyAsField() {
 		return r.Body
 	}
 	return r.zbody
@@ -98,7 +98,7 @@ func (r *Record) bodyMemory() []byte {
 // File returns the body of r, compact or not: Body when it is set, else,
 // for a compact record, the body decompressed into a slice of its own.
 func (r *Record) File() []byte {
-	if len(r.Body) > 0 || r.zbody == nil {
+	if r.bodyAsField() {
 		return r.Body
 	}
 	return decompress(r.zbody)
@@ -109,7 +109,7 @@ func (r *Record) BodyLen() int {
 	if r == nil {
 		return 0
 	}
-	if len(r.Body) > 0 || r.zbody == nil {
+	if r.bodyAsField() {
 		return len(r.Body)
 	}
 	n, err := s2.DecodedLen(r.zbody)
@@ -122,7 +122,7 @@ func (r *Record) BodyLen() int {
 // Headers returns the kept headers of r, compact or not: Header when it is
 // set, else, for a compact record, a map of its own.
 func (r *Record) Headers() http.Header {
-	if r.Header != nil || r.zheader == "" {
+	if r.headerAsField() {
 		return r.Header
 	}
 	h := make(http.Header, 2)
@@ -133,7 +133,7 @@ func (r *Record) Headers() http.Header {
 // header returns the first value of the kept header name of r, compact or
 // not, without building a map.
 func (r *Record) header(name string) string {
-	if r.Header != nil || r.zheader == "" {
+	if r.headerAsField() {
 		return r.Header.Get(name)
 	}
 	var first string
@@ -146,6 +146,11 @@ func (r *Record) header(name string) string {
 }
 
 func (r *Record) compact() bool { return r.zbody != nil || r.zheader != "" }
+
+// bodyAsField and headerAsField report whether r holds its body, or its
+// headers, in its field: it is not compact, or the field was set since.
+func (r *Record) bodyAsField() bool   { return len(r.Body) > 0 || r.zbody == nil }
+func (r *Record) headerAsField() bool { return r.Header != nil || r.zheader == "" }
 
 // scratch holds the buffers compress writes to before the result is copied
 // at its size.

@@ -39,7 +39,9 @@ func (f *Fetcher) Read(robotsURL string, resp *http.Response) (*Result, error) {
 	res := &Result{URL: target, FinalURL: target, StatusCode: resp.StatusCode, Header: resp.Header, Start: f.now()}
 	if req := resp.Request; req != nil {
 		if req.URL != nil {
-			res.FinalURL = redact(req.URL.String())
+			if final := redact(req.URL.String()); final != target {
+				res.FinalURL = final // else one string for both, as Fetch gives
+			}
 		}
 		res.Conditional = req.Header.Get("If-None-Match") != "" || req.Header.Get("If-Modified-Since") != ""
 		res.Redirects = redirectsBefore(req, f.maxRedirects)

@@ -401,9 +401,8 @@ func (c *Cache[V]) run(fl *flight[V]) {
 	if !ok {
 		return // queued for a slot, or ended
 	}
-	rec = rec.Compact() // as derive stores it, so that it is published below
-
 	e, err := c.derive(rec, held)
+	derived := err == nil // what is stored is the record obtained, to publish
 	if err != nil {
 		if e, err = c.derive(c.failed(fl.key, heldRec), held); err != nil {
 			c.mu.Lock()
@@ -422,7 +421,7 @@ func (c *Cache[V]) run(fl *flight[V]) {
 	close(fl.done)
 	// Off the callers' path: they have their answer.
 	if fl.lease != nil {
-		if err != nil || e.Record != rec {
+		if !derived {
 			// What was stored is not the fetch's record (deriving it
 			// failed): publish nothing.
 			l, _ := fl.lease.end()

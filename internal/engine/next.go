@@ -73,9 +73,6 @@ func (p Policy) Next(key string, held *cache.Record, res *fetch.Result, out stat
 	r.FinalURL = r.URL
 	if res != nil {
 		r.URL, r.FinalURL, r.Redirects = clip(res.URL), clip(res.FinalURL), hops(res.Redirects)
-		if r.FinalURL == r.URL {
-			r.FinalURL = r.URL // one string held, not two equal ones
-		}
 	}
 	if !out.Unreachable() {
 		if out.Class == status.Success && res != nil {
