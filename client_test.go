@@ -708,6 +708,26 @@ func TestOnFetchAndLogger(t *testing.T) {
 	assert.Contains(t, logs.String(), "robots.txt fetched")
 }
 
+// The Result OnFetch gets is the hook's: what it does with the body
+// changes neither the rules nor what the cache keeps or exports.
+func TestOnFetchOwnsItsResult(t *testing.T) {
+	s := newSite(t, robotsTxt(disallowPrivate))
+	c := newClient(t, newClock(), robots.Options{
+		OnFetch: func(e robots.FetchEvent) { clear(e.Result.Body) },
+	})
+	assert.False(t, allowed(t, c, s.URL+"/private/a"))
+	assert.True(t, allowed(t, c, s.URL+"/public"))
+	var buf bytes.Buffer
+	require.NoError(t, c.Export(&buf))
+	other := newClient(t, newClock(), robots.Options{})
+	require.NoError(t, other.Import(&buf))
+	assert.Equal(t, 1, other.Stats().Entries)
+	d, err := other.Check(context.Background(), s.URL+"/private/a")
+	require.NoError(t, err)
+	assert.False(t, d.Allowed, "the exported copy is the file as fetched")
+	assert.Zero(t, other.Stats().Fetches, "answered from the import")
+}
+
 func TestErrorsWrap(t *testing.T) {
 	c := newClient(t, nil, robots.Options{})
 	_, err := c.Allowed(context.Background(), "ftp://x/")

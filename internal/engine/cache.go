@@ -125,8 +125,10 @@ type Config[V Sizer] struct {
 	Fetch func(ctx context.Context, key string, held *cache.Record) (*cache.Record, func())
 
 	// Derive returns the value to answer with from rec. held is the entry
-	// rec replaces, if any, whose value Derive may reuse. A panic is
-	// contained: the record then counts as a failed fetch.
+	// rec replaces, if any, whose value Derive may reuse. rec may be
+	// compact or expanded (cache.Record.Compact); the entry stores it
+	// compact, so the value must not keep rec. A panic is contained: the
+	// record then counts as a failed fetch.
 	Derive func(rec *cache.Record, held *Entry[V]) V
 
 	// Logger receives contained panics and fleet failures; nil means
@@ -427,7 +429,9 @@ func (c *Cache[V]) run(fl *flight[V]) {
 			l, _ := fl.lease.end()
 			c.release(l)
 		} else {
-			c.share(fl, rec.Expand()) // a Fleet reads Body and Header
+			// What was stored, which owns its memory (rec's body is the
+			// fetch's), expanded: a Fleet reads Body and Header.
+			c.share(fl, e.Record.Expand())
 		}
 		c.shared(fl.lease)
 	}
@@ -520,10 +524,11 @@ func (c *Cache[V]) supersede(key string) {
 	}
 }
 
-// derive makes the entry of rec, compact (see cache.Record.Compact),
-// containing a panic of Config.Derive.
+// derive makes the entry of rec, containing a panic of Config.Derive. The
+// value is derived from rec as it comes (a fetch's record is expanded, so
+// its body is read without decompressing it); the entry holds it compact
+// (see cache.Record.Compact).
 func (c *Cache[V]) derive(rec *cache.Record, held *Entry[V]) (e *Entry[V], err error) {
-	rec = rec.Compact()
 	defer func() {
 		if p := recover(); p != nil {
 			c.panics.Add(1)
@@ -531,7 +536,9 @@ func (c *Cache[V]) derive(rec *cache.Record, held *Entry[V]) (e *Entry[V], err e
 			e, err = nil, fmt.Errorf("robots: deriving the entry of %s panicked: %v", rec.Authority, p)
 		}
 	}()
-	return &Entry[V]{Record: rec, Value: c.cfg.Derive(rec, held), fresh: deadlineOf(rec.FreshUntil)}, nil
+	v := c.cfg.Derive(rec, held)
+	stored := rec.Compact()
+	return &Entry[V]{Record: stored, Value: v, fresh: deadlineOf(stored.FreshUntil)}, nil
 }
 
 // contain runs fn, containing a panic.

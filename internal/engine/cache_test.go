@@ -1158,3 +1158,70 @@ func TestLeftFlightTakesNoFetch(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotNil(t, g2.Lease, "the lease it took was let go")
 }
+
+// A fetched record is derived as it comes, its body a field, so that
+// deriving does not decompress what was just read; the entry holds it
+// compact, and a 304 renews that compact copy, whose value is reused.
+func TestDeriveFromTheFetchedBody(t *testing.T) {
+	o := newOrigin(&clock{t: now})
+	o.answer = func(key string, _ *cache.Record, call int) *fetch.Result {
+		if call == 1 {
+			return file(key, "User-agent: *\nDisallow: /x\n", "Cache-Control", "max-age=60", "ETag", `"v1"`)
+		}
+		res := failure(key, http.StatusNotModified, "Cache-Control", "max-age=60")
+		res.Conditional = true
+		return res
+	}
+	var expanded []bool
+	c := newCache(t, o, func(cfg *engine.Config[*val]) {
+		cfg.Derive = func(rec *cache.Record, held *engine.Entry[*val]) *val {
+			expanded = append(expanded, rec.Body != nil)
+			if held != nil && rec.SameBody(held.Record) {
+				return held.Value
+			}
+			return &val{body: bodyOf(rec)}
+		}
+	})
+	e, _ := lookup(t, c, keyA)
+	assert.Equal(t, []bool{true}, expanded, "the fetch's record, expanded")
+	assert.Nil(t, e.Record.Body, "held compact")
+	assert.Nil(t, e.Record.Header, "held compact")
+	assert.Equal(t, "User-agent: *\nDisallow: /x\n", string(e.Record.File()))
+	assert.Equal(t, `"v1"`, e.Record.Validators().ETag)
+
+	o.clk.Advance(2 * time.Minute)
+	lookup(t, c, keyA) // served stale while the 304 comes
+	<-c.Settled(keyA)
+	renewed, _ := lookup(t, c, keyA)
+	require.Equal(t, 2, o.fetches(keyA))
+	assert.Equal(t, []bool{true, false}, expanded, "a 304 renews the compact copy held")
+	assert.Equal(t, status.Success, renewed.Record.Class, renewed.Record.Outcome)
+	assert.Same(t, e.Value, renewed.Value, "and what was derived of its body holds")
+	assert.Nil(t, renewed.Record.Body)
+}
+
+// The fetch's record shares the body of its Result, which goes back to the
+// fetch's caller (a Client's OnFetch hook gets it) before the record is
+// published: the fleet gets the stored copy, unchanged by what the caller
+// does with the Result.
+func TestFleetGetsItsOwnBody(t *testing.T) {
+	f := cache.NewMemoryFleet()
+	clk := &clock{t: now}
+	const body = "User-agent: *\nDisallow: /x\n"
+	c := newCache(t, newOrigin(clk), func(cfg *engine.Config[*val]) {
+		cfg.Fleet = f
+		cfg.Fetch = func(_ context.Context, key string, held *cache.Record) (*cache.Record, func()) {
+			res := file(key, body, "Cache-Control", "max-age=60")
+			rec := policy.Next(key, held, res, status.Classify(res, clk.Now()), clk.Now())
+			return rec, func() { clear(res.Body) } // the caller reuses its Result
+		}
+	})
+	e, _ := lookup(t, c, keyA)
+	assert.Equal(t, body, e.Value.body)
+	require.NoError(t, c.Flush(context.Background()))
+	got, err := f.Get(context.Background(), keyA)
+	require.NoError(t, err)
+	require.NotNil(t, got)
+	assert.Equal(t, body, string(got.File()))
+	assert.Equal(t, body, string(e.Record.File()))
+}

@@ -50,7 +50,10 @@ type Policy struct {
 // value, redirects past the limit are dropped, and a status code of more
 // than three digits (from a caller's RoundTripper) is recorded as none, so that one hostile
 // response never makes a record that cannot be exported or shared. It is
-// compact (cache.Record.Compact), as the Cache holds records.
+// expanded, its Body res.Body: the Cache derives from it as it is, without
+// decompressing, and stores it compact (cache.Record.Compact), a copy, before
+// res goes back to the caller of the fetch, whose it is. A 304 renews the
+// good copy held, compact as it is held.
 func (p Policy) Next(key string, held *cache.Record, res *fetch.Result, out status.Outcome, now time.Time) *cache.Record {
 	var h http.Header
 	if res != nil {
@@ -76,11 +79,12 @@ func (p Policy) Next(key string, held *cache.Record, res *fetch.Result, out stat
 	}
 	if !out.Unreachable() {
 		if out.Class == status.Success && res != nil {
-			// Not kept: Compact copies it, and the Result is the caller's.
+			// Shared with the Result until the Cache compacts the
+			// record, which copies it: no copy is made for Derive.
 			r.Body, r.Truncated = res.Body, res.Truncated
 		}
 		r.FreshUntil = now.Add(freshness.LifetimeOf(h, now, p.MinTTL).TTL)
-		return r.Compact()
+		return r
 	}
 	r.Class, r.Failures, r.UnreachableSince = status.Unreachable, 1, now
 	if held != nil {
@@ -96,7 +100,7 @@ func (p Policy) Next(key string, held *cache.Record, res *fetch.Result, out stat
 		}
 		r.FreshUntil = now.Add(freshness.Backoff(r.Failures, jitter()))
 	}
-	return r.Compact()
+	return r
 }
 
 // updateHeaders returns the stored headers updated with those of a 304

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -59,16 +60,20 @@ func TestNextGood(t *testing.T) {
 	assert.Zero(t, r.Failures)
 	assert.Nil(t, r.Good)
 	assert.Equal(t, fetch.Validators{ETag: `"v1"`}, r.Validators())
-	// Held compact, as the cache holds records; the same record expanded.
-	assert.Nil(t, r.Body)
-	assert.Nil(t, r.Header)
-	assert.Equal(t, "User-agent: *\nDisallow: /x\n", string(r.Expand().Body))
-	assert.Equal(t, http.Header{"Cache-Control": {"max-age=600"}, "Etag": {`"v1"`}}, r.Expand().Header)
+	// Expanded, for Derive to read without decompressing; the Cache
+	// compacts it to store it.
+	assert.Equal(t, "User-agent: *\nDisallow: /x\n", string(r.Body))
+	assert.Equal(t, http.Header{"Cache-Control": {"max-age=600"}, "Etag": {`"v1"`}}, r.Header)
+	assert.Same(t, r, r.Expand())
 
-	// The record owns its memory: the Result is the caller's to change.
+	// The record shares the Result's body until it is compacted, which
+	// copies it; the rest is its own. The Result is then the caller's to
+	// change.
+	assert.Same(t, unsafe.SliceData(res.Body), unsafe.SliceData(r.Body))
+	c := r.Compact()
 	res.Body[0], res.Redirects[0].URL = 'X', "changed"
 	res.Header.Set("Etag", "changed")
-	assert.Equal(t, byte('U'), r.File()[0])
+	assert.Equal(t, byte('U'), c.File()[0])
 	assert.Equal(t, key+"/old", r.Redirects[0].URL)
 	assert.Equal(t, `"v1"`, r.Headers().Get("Etag"))
 
