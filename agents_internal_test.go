@@ -1,6 +1,7 @@
 package robots
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"runtime"
@@ -69,10 +70,16 @@ func TestAgentRulesCounted(t *testing.T) {
 	assert.Nil(t, v.views.find(agentSetOf([]string{token(0)})), "the oldest went")
 	assert.NotNil(t, v.views.find(agentSetOf([]string{token(sets - 1)})))
 
-	// A new body comes with none of them, and the budget counts it alone.
-	require.NoError(t, c.put(key, c.record(key, append([]byte(nil), body...))))
+	// The same file fetched again keeps them: they hold for it.
+	withViews := c.Stats().Bytes
+	require.NoError(t, c.put(key, c.record(key, bytes.Clone(body))))
+	assert.Same(t, v, compiledOf(t, c, key))
+	assert.Equal(t, withViews, c.Stats().Bytes)
+
+	// A new file comes with none of them, and the budget counts it alone.
+	require.NoError(t, c.put(key, c.record(key, append(bytes.Clone(body), "Disallow: /more\n"...))))
 	assert.Zero(t, compiledOf(t, c, key).views.size())
-	assert.Equal(t, bare, c.Stats().Bytes)
+	assert.Less(t, c.Stats().Bytes, bare+100)
 }
 
 // Rules too large to keep beside their file (more than a quarter of the

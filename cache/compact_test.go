@@ -43,10 +43,21 @@ func TestCompactIsTheSameRecord(t *testing.T) {
 		assert.NoError(t, c.Check(now))
 		if len(g.Body) > 0 {
 			assert.True(t, cg.SameBody(c.GoodCopy()))
-			assert.False(t, cg.SameBody(g), "equal bytes in other memory are not the same body")
-			assert.False(t, cg.SameBody(cg.Expand()), "an expanded copy holds its body apart")
+			assert.True(t, cg.SameBody(g), "compact and expanded")
+			assert.True(t, g.SameBody(cg), "expanded and compact")
+			assert.True(t, cg.SameBody(cg.Expand().Compact()), "compacted apart")
+			other := bytes.Clone(g.Body)
+			other[len(other)-1] ^= 1
+			changed := &cache.Record{Body: other}
+			assert.False(t, cg.SameBody(changed), "a body of the same length, one octet apart")
+			assert.False(t, cg.SameBody(changed.Compact()))
+			assert.False(t, g.SameBody(changed))
+			assert.False(t, cg.SameBody(&cache.Record{Body: g.Body[:len(g.Body)-1]}), "a shorter body")
 		}
 	}
+	headerOnly := (&cache.Record{Header: http.Header{"Etag": {`"x"`}}}).Compact()
+	assert.False(t, headerOnly.SameBody(headerOnly), "no body is no same body")
+	assert.False(t, (&cache.Record{}).SameBody(&cache.Record{}))
 	var none *cache.Record
 	assert.Nil(t, none.Compact())
 	assert.Zero(t, none.BodyLen())

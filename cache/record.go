@@ -68,9 +68,8 @@ type Record struct {
 	// 4xx). Nil when there is none, and always nil in a good record.
 	Good *Record
 
-	// A compact record's Body and Header (see Compact).
-	zbody   []byte
-	zheader string
+	// A compact record's Header and Body (see Compact).
+	z []byte
 }
 
 // KeptHeaders are the response headers a Record keeps: those freshness,
@@ -112,7 +111,7 @@ func (r *Record) Size() int64 {
 	if unsafe.StringData(r.FinalURL) != unsafe.StringData(r.URL) || len(r.FinalURL) != len(r.URL) {
 		n += int64(len(r.FinalURL)) // else one string, counted once
 	}
-	n += int64(cap(r.zbody) + len(r.zheader))
+	n += int64(cap(r.z))
 	n += int64(cap(r.Redirects)) * int64(unsafe.Sizeof(fetch.Hop{}))
 	for _, h := range r.Redirects {
 		n += int64(len(h.URL) + len(h.Location))

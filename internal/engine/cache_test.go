@@ -891,7 +891,10 @@ func TestLeaseRenewed(t *testing.T) {
 	fleet := engine.NewSignalFleet()
 	o := newOrigin(nil) // the real clock, which the leases run on
 	realTime := func(cfg *engine.Config[*val]) {
-		cfg.Fleet, cfg.Now, cfg.Lease = fleet, nil, 200*time.Millisecond
+		// Long enough that a renewal, due every third of it, is not
+		// late on a loaded machine running -race; short enough that the
+		// wait below outlasts it twice.
+		cfg.Fleet, cfg.Now, cfg.Lease = fleet, nil, 500*time.Millisecond
 	}
 	a, b := newCache(t, o, realTime), newCache(t, o, realTime)
 	o.hold(1)
@@ -907,7 +910,7 @@ func TestLeaseRenewed(t *testing.T) {
 		gotB <- e.Value.body
 	}()
 	// b asks ten times: at 5 ms, 10, 20, … 250 ms apart, over a second of
-	// waiting, five terms of the lease.
+	// waiting, more than two terms of the lease.
 	for range 10 {
 		select {
 		case <-fleet.Asked:
