@@ -107,7 +107,10 @@ func (r *Record) Size() int64 {
 	if r == nil {
 		return 0
 	}
-	n := int64(unsafe.Sizeof(*r)) + int64(len(r.Authority)+len(r.URL)+len(r.Outcome)+cap(r.Body))
+	n := int64(unsafe.Sizeof(*r)) + int64(len(r.URL)+len(r.Outcome)+cap(r.Body))
+	if !within(r.Authority, r.URL) {
+		n += int64(len(r.Authority)) // else the URL's beginning, counted with it
+	}
 	if unsafe.StringData(r.FinalURL) != unsafe.StringData(r.URL) || len(r.FinalURL) != len(r.URL) {
 		n += int64(len(r.FinalURL)) // else one string, counted once
 	}
@@ -126,6 +129,16 @@ func (r *Record) Size() int64 {
 		}
 	}
 	return n + r.Good.Size()
+}
+
+// within reports whether s is held in t's memory.
+func within(s, t string) bool {
+	if len(s) == 0 || len(t) == 0 {
+		return len(s) == 0
+	}
+	start, end := uintptr(unsafe.Pointer(unsafe.StringData(t))), uintptr(unsafe.Pointer(unsafe.StringData(t)))+uintptr(len(t))
+	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+	return p >= start && p+uintptr(len(s)) <= end
 }
 
 // Estimates of what the runtime spends besides the bytes a Record's fields

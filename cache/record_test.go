@@ -196,6 +196,13 @@ func TestRecordSize(t *testing.T) {
 	heap := float64(kept) / n
 	assert.InDelta(t, heap, float64(recs[0].Size()), heap/4, "heap %.0f per record, Size %d", heap, recs[0].Size())
 	runtime.KeepAlive(recs)
+
+	// An Authority held in the URL's memory, its beginning, is counted
+	// once.
+	url := "https://a.example/robots.txt"
+	apart := &cache.Record{Authority: strings.Clone("https://a.example"), URL: url, FinalURL: url}
+	shared := &cache.Record{Authority: url[:len("https://a.example")], URL: url, FinalURL: url}
+	assert.Equal(t, apart.Size()-int64(len(apart.Authority)), shared.Size())
 }
 
 var now = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)

@@ -71,11 +71,18 @@ func (p Policy) Next(key string, held *cache.Record, res *fetch.Result, out stat
 		out = status.Outcome{Verdict: status.DisallowAll, Class: status.Unreachable,
 			Reason: out.Reason + ", but no copy is held", StatusCode: out.StatusCode}
 	}
-	r := &cache.Record{Authority: key, URL: key + "/robots.txt", StatusCode: statusCode(out.StatusCode), Class: out.Class,
+	r := &cache.Record{Authority: key, StatusCode: statusCode(out.StatusCode), Class: out.Class,
 		Outcome: clip(out.Reason), Header: keepHeaders(h), FetchedAt: now}
-	r.FinalURL = r.URL
 	if res != nil {
 		r.URL, r.FinalURL, r.Redirects = clip(res.URL), clip(res.FinalURL), hops(res.Redirects)
+	} else {
+		r.URL = key + "/robots.txt"
+		r.FinalURL = r.URL
+	}
+	if strings.HasPrefix(r.URL, key) {
+		// The authority is the URL's beginning: one string for both, as
+		// the record's Size counts them (and the cache's key).
+		r.Authority = r.URL[:len(key)]
 	}
 	if !out.Unreachable() {
 		if out.Class == status.Success && res != nil {

@@ -53,6 +53,7 @@ func TestNextGood(t *testing.T) {
 	r := next(nil, res, now)
 	assert.Equal(t, status.Success, r.Class)
 	assert.Equal(t, key, r.Authority)
+	assert.Same(t, unsafe.StringData(r.URL), unsafe.StringData(r.Authority), "one string for both")
 	assert.Equal(t, now, r.FetchedAt)
 	assert.Equal(t, now.Add(10*time.Minute), r.FreshUntil)
 	assert.Equal(t, `"v1"`, r.Headers().Get("Etag"))
