@@ -235,6 +235,10 @@ func packHeader(h http.Header) []byte {
 	b := make([]byte, 0, n)
 	for i, k := range KeptHeaders {
 		for _, v := range h[k] {
+			if sec, ok := fixdate(v); ok {
+				b = binary.AppendVarint(append(b, byte(i)|dateTag), sec)
+				continue
+			}
 			b = append(b, byte(i))
 			b = binary.AppendUvarint(b, uint64(len(v)))
 			b = append(b, v...)
@@ -243,20 +247,21 @@ func packHeader(h http.Header) []byte {
 	return b
 }
 
-// forHeaders calls fn with each name and value packHeader packed in z.
+// forHeaders calls fn with each name and value packHeader packed in z. The
+// value is fn's only for the call.
 func forHeaders(z []byte, fn func(k string, v []byte)) {
+	var date [len(http.TimeFormat)]byte
 	for len(z) > 0 {
-		k := KeptHeaders[z[0]]
-		n, i := 0, 1
-		for shift := 0; ; shift += 7 { // the uvarint packHeader wrote
-			c := z[i]
-			i++
-			n |= int(c&0x7f) << shift
-			if c < 0x80 {
-				break
-			}
+		k := KeptHeaders[z[0]&^dateTag]
+		if z[0]&dateTag != 0 {
+			sec, n := binary.Varint(z[1:])
+			fn(k, appendFixdate(date[:0], sec))
+			z = z[1+n:]
+			continue
 		}
-		fn(k, z[i:i+n])
-		z = z[i+n:]
+		n, i := binary.Uvarint(z[1:])
+		start := 1 + i
+		fn(k, z[start:start+int(n)])
+		z = z[start+int(n):]
 	}
 }
