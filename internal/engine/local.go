@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"sync"
 	"sync/atomic"
 
@@ -28,10 +29,10 @@ type Entry[V Sizer] struct {
 
 // entryOverhead is what the local tier spends on an entry besides its
 // record, its value and its key: the Entry (24 B on amd64), the slot, which
-// is also the recency list's element (64 B), and its share of the index (a
+// is also the recency list's element (48 B), and its share of the index (a
 // pointer in a table from 3/8 to 3/4 full: 11 to 21 B). Tests compare it
 // with the heap.
-const entryOverhead = 112
+const entryOverhead = 96
 
 // local is the byte-bounded tier: entries are counted as their record, their
 // value and their key weigh, plus entryOverhead, and the least recently used
@@ -51,7 +52,7 @@ type local[V Sizer] struct {
 	n       int        // slots in the list, under mu
 	budget  int64
 	bytes   atomic.Int64 // written under mu
-	epoch   atomic.Uint64
+	epoch   atomic.Uint32
 	evicted atomic.Uint64
 
 	// others is what the budget holds besides the entries: the good
@@ -62,10 +63,13 @@ type local[V Sizer] struct {
 	spill  func(key string, e *Entry[V])
 }
 
+// slot holds a key's entry. It is 48 bytes: an epoch that wraps after four
+// billion puts can at worst skip a promotion, and no entry weighs 4 GiB
+// (fits).
 type slot[V Sizer] struct {
 	entry      atomic.Pointer[Entry[V]]
-	epoch      atomic.Uint64 // the epoch of the last promotion
-	size       int64         // under mu
+	epoch      atomic.Uint32 // the epoch of the last promotion
+	size       uint32        // under mu
 	key        string
 	prev, next *slot[V] // in the recency order, under mu; nil once removed
 }
@@ -138,7 +142,9 @@ func sizeOf[V Sizer](key string, e *Entry[V]) int64 {
 
 // fits reports whether an entry of size bytes fits in the tier, beside
 // what the budget holds besides entries.
-func (l *local[V]) fits(size int64) bool { return size <= l.budget-l.others.Load() }
+func (l *local[V]) fits(size int64) bool {
+	return size <= l.budget-l.others.Load() && size <= math.MaxUint32
+}
 
 // put stores e for key and evicts the least recently used entries until the
 // tier is within its budget. An entry larger than the room the budget has
@@ -169,7 +175,7 @@ func (l *local[V]) put(key string, e *Entry[V], noted func(kept bool)) bool {
 	l.epoch.Add(1)
 	s, ok := l.peek(key)
 	if ok {
-		l.bytes.Add(size - s.size)
+		l.bytes.Add(size - int64(s.size))
 		l.toFront(s)
 	} else {
 		s = &slot[V]{key: key}
@@ -177,7 +183,7 @@ func (l *local[V]) put(key string, e *Entry[V], noted func(kept bool)) bool {
 	// The entry first: get reads the slot without a lock as soon as front
 	// holds it.
 	s.entry.Store(e)
-	s.size = size
+	s.size = uint32(size)
 	s.epoch.Store(l.epoch.Load())
 	if !ok {
 		l.bytes.Add(size)
@@ -219,8 +225,8 @@ func (l *local[V]) resize(key string) bool {
 		l.evict()
 		return false
 	}
-	l.bytes.Add(size - s.size)
-	s.size = size
+	l.bytes.Add(size - int64(s.size))
+	s.size = uint32(size)
 	l.toFront(s)
 	l.evict()
 	return true
@@ -232,7 +238,7 @@ func (l *local[V]) evict() {
 	for l.bytes.Load()+l.others.Load() > l.budget && l.n > 0 {
 		old := l.order.prev
 		l.unlink(old)
-		l.bytes.Add(-old.size)
+		l.bytes.Add(-int64(old.size))
 		l.evicted.Add(1)
 		if l.spill != nil {
 			l.spill(old.key, old.entry.Load())
@@ -250,7 +256,7 @@ func (l *local[V]) delete(key string) {
 func (l *local[V]) remove(key string) {
 	if s, ok := l.peek(key); ok {
 		l.unlink(s)
-		l.bytes.Add(-s.size)
+		l.bytes.Add(-int64(s.size))
 	}
 }
 

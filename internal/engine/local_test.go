@@ -112,6 +112,9 @@ func TestLocalOverheadFollowsTheHeap(t *testing.T) {
 		require.Equal(t, keys[i], entries[i].Record.Authority, "the key is the record's, counted with it")
 		own += sizeOf(keys[i], entries[i]) - entries[i].Record.Size() - entries[i].Value.Size() - int64(unsafe.Sizeof(*entries[i]))
 	}
+	if unsafe.Sizeof(uintptr(0)) == 8 {
+		assert.Equal(t, uintptr(48), unsafe.Sizeof(slot[blob]{}), "a size class of the allocator")
+	}
 	heap := float64(kept)
 	t.Logf("the tier: heap %.0f B/entry, counted %d", heap/n, own/n)
 	assert.InDelta(t, heap, float64(own), heap/4, "the tier's bookkeeping: heap %.0f B/entry, counted %d", heap/n, own/n)
