@@ -36,6 +36,9 @@ type Record struct {
 	// Class is the row of the "Fetching and status" table the fetch fell
 	// in; never status.Unchanged (a 304 renews the copy held instead).
 	Class status.Class
+	// Truncated reports that the file was longer than the cap and Body is
+	// its beginning. (Beside Class, where it takes no word of its own.)
+	Truncated bool
 	// Outcome describes the fetch for people, as status.Outcome.Reason.
 	Outcome string
 
@@ -45,9 +48,6 @@ type Record struct {
 	// Body is the robots.txt file for Class Success: at most the fetch's
 	// cap, after decompression. It is nil for other classes.
 	Body []byte
-	// Truncated reports that the file was longer than the cap and Body is
-	// its beginning.
-	Truncated bool
 
 	// FetchedAt is when the response the record stands for was received,
 	// or, for a failed fetch, when it failed.
@@ -69,7 +69,7 @@ type Record struct {
 	Good *Record
 
 	// A compact record's Header and Body (see Compact).
-	z []byte
+	z string
 }
 
 // KeptHeaders are the response headers a Record keeps: those freshness,
@@ -114,7 +114,7 @@ func (r *Record) Size() int64 {
 	if unsafe.StringData(r.FinalURL) != unsafe.StringData(r.URL) || len(r.FinalURL) != len(r.URL) {
 		n += int64(len(r.FinalURL)) // else one string, counted once
 	}
-	n += int64(cap(r.z))
+	n += int64(len(r.z))
 	n += int64(cap(r.Redirects)) * int64(unsafe.Sizeof(fetch.Hop{}))
 	for _, h := range r.Redirects {
 		n += int64(len(h.URL) + len(h.Location))

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"testing/iotest"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -196,6 +197,10 @@ func TestRecordSize(t *testing.T) {
 	heap := float64(kept) / n
 	assert.InDelta(t, heap, float64(recs[0].Size()), heap/4, "heap %.0f per record, Size %d", heap, recs[0].Size())
 	runtime.KeepAlive(recs)
+
+	if unsafe.Sizeof(uintptr(0)) == 8 {
+		assert.Equal(t, uintptr(240), unsafe.Sizeof(cache.Record{}), "a size class of the allocator: every authority holds one")
+	}
 
 	// An Authority held in the URL's memory, its beginning, is counted
 	// once.
