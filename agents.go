@@ -125,8 +125,12 @@ type view struct {
 // cost is what w weighs, beside the slot that holds it.
 func (w *view) cost() int64 { return int64(len(w.set)) + w.rules.Size() }
 
-// find returns the rules kept for set, nil when there are none.
+// find returns the rules kept for set, nil when there are none (or no
+// views).
 func (vs *views) find(set agentSet) *matcher.Matcher {
+	if vs == nil {
+		return nil
+	}
 	if l := vs.list.Load(); l != nil {
 		for i := range *l {
 			if (*l)[i].set == set {
@@ -137,13 +141,18 @@ func (vs *views) find(set agentSet) *matcher.Matcher {
 	return nil
 }
 
-// size returns the bytes the rules kept weigh, with their list.
+// size returns the bytes the views weigh, with the rules they keep; none
+// for no views.
 func (vs *views) size() int64 {
-	l := vs.list.Load()
-	if l == nil {
+	if vs == nil {
 		return 0
 	}
-	n := int64(unsafe.Sizeof(*l)) + int64(cap(*l))*int64(unsafe.Sizeof(view{}))
+	n := int64(unsafe.Sizeof(*vs))
+	l := vs.list.Load()
+	if l == nil {
+		return n
+	}
+	n += int64(unsafe.Sizeof(*l)) + int64(cap(*l))*int64(unsafe.Sizeof(view{}))
 	for i := range *l {
 		n += (*l)[i].cost()
 	}
@@ -191,7 +200,7 @@ func (c *Client) matcherOf(key string, v *compiled, file *cache.Record) *matcher
 // viewOf returns the rules of v, compiled from file and held for the
 // authority key, for c's agents, which are not the Options'.
 func (c *Client) viewOf(key string, v *compiled, file *cache.Record) *matcher.Matcher {
-	if m := v.views.find(c.set); m != nil {
+	if m := v.views.Load().find(c.set); m != nil {
 		return m
 	}
 	return c.compileView(key, v, file)
@@ -207,14 +216,18 @@ func (c *Client) compileView(key string, v *compiled, file *cache.Record) *match
 	}
 	var m *matcher.Matcher
 	c.cache.Grow(key, func() bool {
-		v.views.mu.Lock()
-		defer v.views.mu.Unlock()
-		if m = v.views.find(c.set); m != nil {
-			return false
+		// Most files are never asked about for other agents: their views
+		// come with the first that is, as growth of v.
+		created := v.views.Load() == nil && v.views.CompareAndSwap(nil, new(views))
+		vs := v.views.Load()
+		vs.mu.Lock()
+		defer vs.mu.Unlock()
+		if m = vs.find(c.set); m != nil {
+			return created
 		}
 		m = matcher.Compile(parser.Parse(file.File()), c.agents...)
 		c.stats.agentCompiles.Add(1)
-		return v.views.add(c.set, m, c.viewBytes)
+		return vs.add(c.set, m, c.viewBytes) || created
 	})
 	return m
 }

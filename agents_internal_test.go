@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -46,15 +47,18 @@ func TestAgentRulesCounted(t *testing.T) {
 	ctx := context.Background()
 	bare := c.Stats().Bytes
 	v := compiledOf(t, c, key)
-	require.Zero(t, v.views.size())
+	require.Nil(t, v.views.Load(), "no views before a Client made by As asks: most files are never asked")
+	if unsafe.Sizeof(uintptr(0)) == 8 {
+		assert.Equal(t, uintptr(32), unsafe.Sizeof(compiled{}), "an allocator class: every authority holds one")
+	}
 
 	first, err := c.As(token(0))
 	require.NoError(t, err)
 	ok, err := first.Allowed(ctx, key+"/x")
 	require.NoError(t, err)
 	assert.False(t, ok, "Bota's group")
-	require.Equal(t, 1, len(*v.views.list.Load()))
-	assert.Equal(t, bare+v.views.size(), c.Stats().Bytes, "counted as they weigh")
+	require.Equal(t, 1, len(*v.views.Load().list.Load()))
+	assert.Equal(t, bare+v.views.Load().size(), c.Stats().Bytes, "counted as they weigh")
 
 	const sets = 300
 	for i := 1; i < sets; i++ {
@@ -63,12 +67,12 @@ func TestAgentRulesCounted(t *testing.T) {
 		ok, err := vc.Allowed(ctx, key+"/private/x")
 		require.NoError(t, err)
 		assert.False(t, ok, "Botb's group and the * group both disallow it")
-		assert.LessOrEqual(t, len(*v.views.list.Load()), maxViews)
-		assert.Equal(t, bare+v.views.size(), c.Stats().Bytes, "the count is exact after %d sets", i+1)
+		assert.LessOrEqual(t, len(*v.views.Load().list.Load()), maxViews)
+		assert.Equal(t, bare+v.views.Load().size(), c.Stats().Bytes, "the count is exact after %d sets", i+1)
 	}
 	assert.Equal(t, uint64(sets), c.Stats().AgentCompiles)
-	assert.Nil(t, v.views.find(agentSetOf([]string{token(0)})), "the oldest went")
-	assert.NotNil(t, v.views.find(agentSetOf([]string{token(sets - 1)})))
+	assert.Nil(t, v.views.Load().find(agentSetOf([]string{token(0)})), "the oldest went")
+	assert.NotNil(t, v.views.Load().find(agentSetOf([]string{token(sets - 1)})))
 
 	// The same file fetched again keeps them: they hold for it.
 	withViews := c.Stats().Bytes
@@ -78,7 +82,7 @@ func TestAgentRulesCounted(t *testing.T) {
 
 	// A new file comes with none of them, and the budget counts it alone.
 	require.NoError(t, c.put(key, c.record(key, append(bytes.Clone(body), "Disallow: /more\n"...))))
-	assert.Zero(t, compiledOf(t, c, key).views.size())
+	assert.Zero(t, compiledOf(t, c, key).views.Load().size())
 	assert.Less(t, c.Stats().Bytes, bare+100)
 }
 
@@ -108,15 +112,15 @@ func TestAgentRulesTooLargeToKeep(t *testing.T) {
 				require.NoError(t, err)
 				assert.True(t, ok)
 			}
-			views := compiledOf(t, c, key).views.size()
+			n := compiledOf(t, c, key).views.Load().size()
 			if tt.kept {
 				assert.Equal(t, uint64(1), c.Stats().AgentCompiles)
-				assert.Positive(t, views)
-				assert.Equal(t, bare+views, c.Stats().Bytes)
+				assert.Positive(t, n)
+				assert.Equal(t, bare+n, c.Stats().Bytes)
 			} else {
 				assert.Equal(t, uint64(2), c.Stats().AgentCompiles, "compiled for each answer")
-				assert.Zero(t, views)
-				assert.Equal(t, bare, c.Stats().Bytes)
+				assert.Equal(t, int64(unsafe.Sizeof(views{})), n, "no rules kept, only their empty list")
+				assert.Equal(t, bare+n, c.Stats().Bytes)
 			}
 			st := c.cache.Stats()
 			assert.Equal(t, 1, st.Entries, "the file stays")

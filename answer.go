@@ -3,6 +3,7 @@ package robots
 import (
 	"net/http"
 	"slices"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -19,12 +20,12 @@ import (
 // through the cache's Grow (see Client.compileView). For a record of an
 // outage, it holds the good copy's compiled form, if any.
 type compiled struct {
-	verdict status.Verdict   // Rules, AllowAll or DisallowAll
-	rules   *matcher.Matcher // for Rules, for the core's agents
-	views   views            // for Rules, the rules for other agent sets, compiled on demand
+	verdict status.Verdict // Rules, AllowAll or DisallowAll
+	outage  bool           // the record is of an outage
 
-	outage bool      // the record is of an outage
-	good   *compiled // the good copy's form during an outage, nil when none
+	rules *matcher.Matcher      // for Rules, for the core's agents
+	views atomic.Pointer[views] // for Rules, the rules for other agent sets, compiled on demand; nil before the first
+	good  *compiled             // the good copy's form during an outage, nil when none
 }
 
 // Size returns the bytes v holds beyond its record.
@@ -36,7 +37,7 @@ func (v *compiled) Size() int64 {
 	if v.rules != nil {
 		n += v.rules.Size()
 	}
-	return n + v.views.size() + v.good.Size()
+	return n + v.views.Load().size() + v.good.Size()
 }
 
 // derive compiles rec. The compiled form of the good copy held is reused
