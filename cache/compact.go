@@ -43,7 +43,7 @@ func (r *Record) Compact() *Record {
 	}
 	c := *r
 	header, body := r.zheader(), r.zbody()
-	if len(r.Header) > 0 {
+	if r.Header != nil { // set: it replaces what was packed, even with none
 		header = packHeader(r.Header)
 	}
 	if len(r.Body) > 0 {

@@ -77,6 +77,12 @@ func TestCompactIsTheSameRecord(t *testing.T) {
 	assert.Equal(t, c.Body, back.Body)
 	assert.Equal(t, c.Header, back.Header)
 	assert.Equal(t, c.Body, c.Compact().File())
+
+	// Headers set empty replace the packed ones when compacted again.
+	c.Header = http.Header{}
+	assert.Empty(t, c.Headers())
+	assert.Empty(t, c.Compact().Headers())
+	assert.Empty(t, c.Compact().Validators().ETag)
 }
 
 // WithHeader renews a record, compact or not: the same body, new headers.

@@ -28,11 +28,11 @@ type Entry[V Sizer] struct {
 }
 
 // entryOverhead is what the local tier spends on an entry besides its
-// record, its value and its key: the Entry (24 B on amd64), the slot, which
+// record, its value and its key: the Entry (32 B on amd64), the slot, which
 // is also the recency list's element (48 B), and its share of the index (a
-// pointer in a table from 3/8 to 3/4 full: 11 to 21 B). Tests compare it
-// with the heap.
-const entryOverhead = 96
+// pointer in a table a quarter to three quarters full: 11 to 32 B, 24
+// typically; see index). Tests compare it with the heap.
+const entryOverhead = 104
 
 // local is the byte-bounded tier: entries are counted as their record, their
 // value and their key weigh, plus entryOverhead, and the least recently used
@@ -41,10 +41,11 @@ const entryOverhead = 96
 // Reads take no lock. The recency order is a list through the slots behind
 // a mutex, so Get does not visit it on every call, which would serialize
 // every goroutine asking about one host; slots are found through an index
-// that reads without a lock (see index), and a read moves its slot to the front of the order only the first time it is
-// read after a Put. Evictions happen only in Put, so the order they see is
-// exact at the granularity that matters. The list is the slots' own, not a
-// map and list beside them: an entry costs about 100 bytes less.
+// that reads without a lock (see index), and a read moves its slot to the
+// front of the order only the first time it is read after a Put. Evictions
+// happen only in Put, so the order they see is exact at the granularity
+// that matters. The list is the slots' own, not a map and list beside them:
+// an entry costs about 100 bytes less.
 type local[V Sizer] struct {
 	mu      sync.Mutex // serializes Put, Delete and promotions
 	front   *index[V]  // the slots by key; changed under mu
@@ -141,7 +142,8 @@ func sizeOf[V Sizer](key string, e *Entry[V]) int64 {
 }
 
 // fits reports whether an entry of size bytes fits in the tier, beside
-// what the budget holds besides entries.
+// what the budget holds besides entries; never one of 4 GiB or more, which
+// a slot could not count (no real entry comes near).
 func (l *local[V]) fits(size int64) bool {
 	return size <= l.budget-l.others.Load() && size <= math.MaxUint32
 }

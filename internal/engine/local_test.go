@@ -429,3 +429,24 @@ func TestLocalOrderFollowsAModel(t *testing.T) {
 		}
 	}
 }
+
+// claims is a value that weighs what it says.
+type claims int64
+
+func (c claims) Size() int64 { return int64(c) }
+
+// A slot counts an entry in 32 bits: one of 4 GiB or more is not kept,
+// whatever the budget, rather than counted wrong.
+func TestLocalRefusesWhatASlotCannotCount(t *testing.T) {
+	l := newLocal[claims](1 << 40)
+	const key = "https://a.example"
+	huge := &Entry[claims]{Record: &cache.Record{Authority: key}, Value: 5 << 30}
+	assert.False(t, l.put(key, huge, nil))
+	assert.Zero(t, l.bytes.Load())
+	_, ok := l.get(key)
+	assert.False(t, ok)
+
+	big := &Entry[claims]{Record: &cache.Record{Authority: key}, Value: 3 << 30}
+	assert.True(t, l.put(key, big, nil), "3 GiB is counted exactly")
+	assert.Equal(t, sizeOf(key, big), l.bytes.Load())
+}

@@ -50,10 +50,11 @@ type Policy struct {
 // value, redirects past the limit are dropped, and a status code of more
 // than three digits (from a caller's RoundTripper) is recorded as none, so that one hostile
 // response never makes a record that cannot be exported or shared. It is
-// expanded, its Body res.Body: the Cache derives from it as it is, without
-// decompressing, and stores it compact (cache.Record.Compact), a copy, before
-// res goes back to the caller of the fetch, whose it is. A 304 renews the
-// good copy held, compact as it is held.
+// expanded (an outage's good copy is the one held, compact), its Body
+// res.Body: the Cache derives from it as it is, without decompressing, and
+// stores it compact (cache.Record.Compact), a copy, before res goes back to
+// the caller of the fetch, whose it is. A 304 renews the good copy held,
+// compact as it is held.
 func (p Policy) Next(key string, held *cache.Record, res *fetch.Result, out status.Outcome, now time.Time) *cache.Record {
 	var h http.Header
 	if res != nil {
