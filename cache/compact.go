@@ -55,6 +55,24 @@ func (r *Record) Compact() *Record {
 	return &c
 }
 
+// CompactWith is Compact, but a body that held holds compact already (the
+// file fetched again, unchanged) is taken from held rather than compressed
+// again: a refetch of an unchanged file costs a decompression and a
+// comparison instead of a compression.
+func (r *Record) CompactWith(held *Record) *Record {
+	if r == nil || held == nil || len(r.Body) == 0 || held.bodyAsField() || !r.SameBody(held) {
+		return r.Compact()
+	}
+	c := *r
+	header := r.zheader()
+	if r.Header != nil {
+		header = packHeader(r.Header)
+	}
+	c.z = pack(header, held.zbody())
+	c.Body, c.Header, c.Good = nil, nil, r.Good.Compact()
+	return &c
+}
+
 // Expand returns r with its Body and Header, and its good copy's, as
 // fields: r itself when it holds them so already, else a copy, whose Body is
 // a slice of its own. Records given to a Fleet, or encoded, are expanded.

@@ -138,3 +138,28 @@ func TestCompactKeepsNoBuffer(t *testing.T) {
 	copy(body, "XXXXXXXX")
 	assert.Equal(t, bytes.Repeat([]byte("Disallow: /x\n"), 50), c.File())
 }
+
+// CompactWith keeps the compressed body of the record held when the body is
+// the same, and compacts as Compact does otherwise.
+func TestCompactWith(t *testing.T) {
+	body := []byte("User-agent: *\nDisallow: /x\n")
+	sample := func(body []byte, etag string) *cache.Record {
+		r := fleettest.Sample("https://a.example", now)
+		r.Body, r.Header = body, http.Header{"Etag": {etag}}
+		return r
+	}
+	held := sample(body, `"v1"`).Compact()
+	again := sample(bytes.Clone(body), `"v2"`)
+	c := again.CompactWith(held)
+	assert.Nil(t, c.Body)
+	assert.Equal(t, body, c.File())
+	assert.Equal(t, `"v2"`, c.Validators().ETag, "the record's own headers")
+	assert.True(t, c.SameBody(held))
+	assert.Equal(t, encode(t, again.Compact()), encode(t, c), "the record compacted, whichever way")
+
+	changed := sample([]byte("User-agent: *\nDisallow: /y\n"), `"v3"`)
+	assert.Equal(t, changed.Body, changed.CompactWith(held).File())
+	assert.False(t, changed.CompactWith(held).SameBody(held))
+	assert.Equal(t, encode(t, again.Compact()), encode(t, again.CompactWith(nil)))
+	assert.Equal(t, encode(t, again.Compact()), encode(t, again.CompactWith(again)), "an expanded record held: compressed")
+}

@@ -525,9 +525,10 @@ func (c *Cache[V]) supersede(key string) {
 }
 
 // derive makes the entry of rec, containing a panic of Config.Derive. The
-// value is derived from rec as it comes (a fetch's record is expanded, so
-// its body is read without decompressing it); the entry holds it compact
-// (see cache.Record.Compact).
+// entry holds rec compact (see cache.Record.CompactWith: the body held is
+// kept when rec brings it again). The value is derived from rec as it comes
+// (a fetch's record is expanded, so its body is read without decompressing
+// it), or from the compact copy when that shares the body held.
 func (c *Cache[V]) derive(rec *cache.Record, held *Entry[V]) (e *Entry[V], err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -536,8 +537,18 @@ func (c *Cache[V]) derive(rec *cache.Record, held *Entry[V]) (e *Entry[V], err e
 			e, err = nil, fmt.Errorf("robots: deriving the entry of %s panicked: %v", rec.Authority, p)
 		}
 	}()
+	var like *cache.Record
+	if held != nil {
+		like = held.Record.GoodCopy()
+	}
+	stored := rec.CompactWith(like)
+	if like != nil && stored != rec && stored.SameBody(like) {
+		// The file held, fetched again: derived from the compact copy,
+		// which shares its body, what was derived of it is found again
+		// without decompressing.
+		rec = stored
+	}
 	v := c.cfg.Derive(rec, held)
-	stored := rec.Compact()
 	return &Entry[V]{Record: stored, Value: v, fresh: deadlineOf(stored.FreshUntil)}, nil
 }
 

@@ -1228,3 +1228,39 @@ func TestFleetGetsItsOwnBody(t *testing.T) {
 	assert.Equal(t, body, string(got.File()))
 	assert.Equal(t, body, string(e.Record.File()))
 }
+
+// A refetch that brings the file held again keeps the body held, compact,
+// rather than compressing it again, and derives from that copy, so that
+// what was derived of the body is found again without decompressing it.
+func TestRefetchOfTheSameFile(t *testing.T) {
+	o := newOrigin(&clock{t: now})
+	const body = "User-agent: *\nDisallow: /x\n"
+	o.answer = func(key string, _ *cache.Record, call int) *fetch.Result {
+		if call == 3 {
+			return file(key, body+"Disallow: /y\n", "Cache-Control", "max-age=60")
+		}
+		return file(key, body, "Cache-Control", "max-age=60")
+	}
+	var expanded []bool
+	c := newCache(t, o, func(cfg *engine.Config[*val]) {
+		cfg.Derive = func(rec *cache.Record, held *engine.Entry[*val]) *val {
+			expanded = append(expanded, rec.Body != nil)
+			if held != nil && rec.SameBody(held.Record) {
+				return held.Value
+			}
+			return &val{body: bodyOf(rec)}
+		}
+	})
+	first, _ := lookup(t, c, keyA)
+	o.clk.Advance(25 * time.Hour) // past the grace: callers wait
+	second, _ := lookup(t, c, keyA)
+	assert.Same(t, first.Value, second.Value)
+	assert.Equal(t, body, string(second.Record.File()))
+	o.clk.Advance(25 * time.Hour)
+	third, _ := lookup(t, c, keyA)
+	require.Equal(t, 3, o.fetches(keyA))
+	assert.Equal(t, []bool{true, false, true}, expanded, "the same file: derived from the compact copy; a new one: as fetched")
+	assert.Equal(t, body+"Disallow: /y\n", third.Value.body)
+	assert.NotSame(t, first.Value, third.Value)
+	assert.Equal(t, body+"Disallow: /y\n", string(third.Record.File()))
+}
