@@ -111,9 +111,9 @@ func checkScanner(t *testing.T, body []byte) bool {
 	for i, l := range got {
 		want := splitReference(raw[i])
 		have := referenceLine{
-			key: l.key, typo: l.typo, rawKey: string(l.rawKey), value: string(l.value),
-			tooLong: l.tooLong, nul: l.nul, comment: l.comment, empty: l.empty, unparsed: l.unparsable,
-			missingColon: l.missingColon, ascii: l.ascii,
+			key: l.key, typo: l.has(flagTypo), rawKey: string(l.rawKey), value: string(l.value),
+			tooLong: l.has(flagTooLong), nul: l.has(flagNUL), comment: l.comment, empty: l.empty, unparsed: l.has(flagUnparsable),
+			missingColon: l.has(flagMissingColon), ascii: l.ascii,
 		}
 		if !assert.Equal(t, want, have, "line %d %q of %q", i+1, raw[i], body) ||
 			!assert.Equal(t, i+1, l.num) {
