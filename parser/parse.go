@@ -67,7 +67,7 @@ func parse(body []byte, rec *recording) *Robots {
 		b.warn(1, InvalidUTF8, "an incomplete UTF-8 byte order mark at the start was skipped")
 	}
 	b.replay(rec)
-	return b.finish()
+	return b.finish(&rec.set)
 }
 
 // key identifies what a line's key stands for.
@@ -303,9 +303,16 @@ func (sc *scanner) ascii(l *line) bool {
 // checkUTF8 flags l, a line read by sc, if it is not valid UTF-8 or holds
 // a byte order mark; only a line with a non-ASCII octet can.
 func (sc *scanner) checkUTF8(l *line) {
-	if sc.ascii(l) {
-		return
+	if sc.high < l.start {
+		sc.high = indexHigh(sc.s, l.start)
 	}
+	if sc.high < l.end {
+		sc.flagUTF8(l)
+	}
+}
+
+// flagUTF8 is checkUTF8 on a line with a non-ASCII octet.
+func (sc *scanner) flagUTF8(l *line) {
 	text := sc.s[l.start:l.end]
 	if !utf8.Valid(text) {
 		l.flags |= flagInvalidUTF8
@@ -602,6 +609,11 @@ func (b *builder) str(v []byte) string {
 		b.n.bytes += len(v)
 		return ""
 	}
+	return b.keep(v)
+}
+
+// keep returns v as a string that the Robots keeps.
+func (b *builder) keep(v []byte) string {
 	if len(v) == 0 {
 		return ""
 	}
@@ -612,10 +624,11 @@ func (b *builder) str(v []byte) string {
 	return b.text.String()[n:]
 }
 
-// finish ends the last group and returns the Robots.
-func (b *builder) finish() *Robots {
+// finish ends the last group and returns the Robots; dedupe may take its
+// table from spare.
+func (b *builder) finish(spare *[]int32) *Robots {
 	b.endGroup()
-	b.r.Sitemaps = dedupe(b.r.Sitemaps)
+	b.r.Sitemaps = dedupe(b.r.Sitemaps, spare)
 	return b.r
 }
 
@@ -657,7 +670,9 @@ func (b *builder) warn(num int, kind WarningKind, msg string) {
 }
 
 func (b *builder) add(r *record) {
-	b.lineWarnings(r)
+	if !b.counting && r.flags != 0 {
+		b.lineWarnings(r)
+	}
 	switch r.key {
 	case keyNone:
 		if r.has(flagUnparsable) {
@@ -715,11 +730,9 @@ func (b *builder) warn1(num int, kind WarningKind, msg string) {
 	b.r.Warnings = append(b.r.Warnings, Warning{Line: num, Kind: kind, Message: msg})
 }
 
-// lineWarnings reports what is wrong with the line itself, whatever its key.
+// lineWarnings reports what is wrong with the line itself, whatever its key:
+// what its flags say.
 func (b *builder) lineWarnings(r *record) {
-	if b.counting {
-		return
-	}
 	if r.has(flagTooLong) {
 		b.warn(r.num, LineTooLong, lineTooLong)
 	}
@@ -790,7 +803,9 @@ func (b *builder) sitemap(r *record) {
 }
 
 // dedupe removes from s, in place, every string equal to an earlier one.
-func dedupe(s []string) []string {
+// It takes its table from spare when spare is large enough, and leaves
+// there one it allocates of at most maxSpareSet slots.
+func dedupe(s []string, spare *[]int32) []string {
 	if len(s) <= 16 {
 		out := s[:0]
 		for _, v := range s {
@@ -805,7 +820,7 @@ func dedupe(s []string) []string {
 	size := 1 << bits.Len(uint(len(s)+len(s)/3))
 	var out []string
 	if len(s) < math.MaxInt32 {
-		out = dedupeSet(s, make([]int32, size))
+		out = dedupeSet(s, spareSet(spare, size))
 	} else {
 		out = dedupeSet(s, make([]int, size))
 	}
@@ -814,6 +829,25 @@ func dedupe(s []string) []string {
 		out = slices.Clone(out)
 	}
 	return out
+}
+
+// maxSpareSet bounds the table of dedupe that a Parse leaves for the next:
+// 16,384 slots, 64 KiB, enough for 12,288 sitemaps.
+const maxSpareSet = 1 << 14
+
+// spareSet returns a free table of size slots, spare's if it is large
+// enough.
+func spareSet(spare *[]int32, size int) []int32 {
+	if size <= cap(*spare) {
+		set := (*spare)[:size]
+		clear(set)
+		return set
+	}
+	set := make([]int32, size)
+	if size <= maxSpareSet {
+		*spare = set
+	}
+	return set
 }
 
 // dedupeSet is dedupe with set, a free table of a power of two slots, more

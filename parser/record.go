@@ -53,10 +53,12 @@ func pack(l *line) record {
 
 func (r *record) has(f lineFlags) bool { return r.flags&f != 0 }
 
-// recording holds the records of one Parse.
+// recording holds the records of one Parse, and the table of dedupe that
+// the last Parse left.
 type recording struct {
 	records []record
-	limit   int // on len(records); maxRecords but in tests
+	set     []int32 // at most maxSpareSet
+	limit   int     // on len(records); maxRecords but in tests
 	// full reports that lines past the last record matter too; rest reads
 	// them, from the first.
 	full  bool
@@ -87,12 +89,13 @@ func (rec *recording) add(r *record, l *line, sc *scanner) {
 		rec.records = append(rec.records, *r)
 		return
 	}
-	if !rec.full {
-		rec.addSlow(r, l, sc)
-	}
+	rec.addSlow(r, l, sc)
 }
 
 func (rec *recording) addSlow(r *record, l *line, sc *scanner) {
+	if rec.full {
+		return
+	}
 	if !rec.grow() {
 		rec.full, rec.rest = true, sc.from(l)
 		return
