@@ -1,6 +1,9 @@
 package parser
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // Parse reads a body in two passes, and scans it once: the counting pass
 // scans and classifies every line, and records each line that matters to
@@ -13,15 +16,16 @@ import "sync"
 // matter is recorded up to the bound, and the storing pass scans the rest of
 // it again, from the first line not recorded, as the counting pass did.
 
-// maxRecords bounds the records of one Parse, and so what the pool keeps:
-// 16,384 records of 24 bytes, 384 KiB. They hold every line that matters of
-// 96% of the bytes of the real corpus; the largest file has 21,052. A
-// larger file costs a second scan of the lines past them, and no more
-// memory.
-const maxRecords = 1 << 14
+// maxRecords bounds the records of one Parse, and so what a recording
+// keeps: 4,096 records of 24 bytes, 96 KiB, at most a fifth of a 500 KiB
+// body even for a Parse that grows them from nothing. They hold every line
+// that matters of 85% of the bytes of the real corpus (the largest file has
+// 21,052); the lines of a larger file past them are scanned again, at no
+// more memory.
+const maxRecords = 1 << 12
 
-// minRecords is the room of a new recording: 6 KiB, every line that
-// matters of 94% of the files of the real corpus.
+// minRecords is the least room a recording grows to: 6 KiB, every line
+// that matters of 94% of the files of the real corpus.
 const minRecords = 256
 
 // record is a line that matters, as the builder reads it: the key, the
@@ -61,25 +65,39 @@ type recording struct {
 	limit   int     // on len(records); maxRecords but in tests
 	// full reports that lines past the last record matter too; rest reads
 	// them, from the first.
-	full  bool
-	rest  scanner
-	grown bool // in this Parse
+	full bool
+	rest scanner
 }
 
-var recordings = sync.Pool{New: func() any { return new(recording) }}
+// A recording comes from spare when it is free, else from the pool. The
+// pool drops what it holds at each garbage collection but one, and misses
+// what a goroutine put back while it ran on another processor, as it does
+// when a collection takes its processor: each miss costs a buffer grown
+// anew. spare keeps one recording for the life of the process, so that a
+// goroutine parsing one body after another never reallocates: at most
+// maxRecords records and a table of maxSpareSet slots, 160 KiB.
+var (
+	spare      atomic.Pointer[recording]
+	recordings = sync.Pool{New: func() any { return new(recording) }}
+)
 
-// newRecording returns an empty recording, from the pool.
+// newRecording returns an empty recording, spare or from the pool.
 func newRecording() *recording {
-	rec := recordings.Get().(*recording)
+	rec := spare.Swap(nil)
+	if rec == nil {
+		rec = recordings.Get().(*recording)
+	}
 	rec.limit = maxRecords
 	return rec
 }
 
-// free returns rec to the pool. Its buffer holds at most maxRecords, and it
-// keeps nothing of the body.
+// free makes rec spare, or returns it to the pool. Its buffer holds at most
+// maxRecords, and it keeps nothing of the body.
 func (rec *recording) free() {
-	rec.records, rec.full, rec.rest, rec.grown = rec.records[:0], false, scanner{}, false
-	recordings.Put(rec)
+	rec.records, rec.full, rec.rest = rec.records[:0], false, scanner{}
+	if !spare.CompareAndSwap(nil, rec) {
+		recordings.Put(rec)
+	}
 }
 
 // add records r, the record of l, a line that matters, read by sc. Once the
@@ -96,23 +114,27 @@ func (rec *recording) addSlow(r *record, l *line, sc *scanner) {
 	if rec.full {
 		return
 	}
-	if !rec.grow() {
+	if !rec.grow(l.start, len(sc.s)) {
 		rec.full, rec.rest = true, sc.from(l)
 		return
 	}
 	rec.records = append(rec.records, *r)
 }
 
-// grow makes room for more records, and reports whether it could. It
-// grows a recording once per Parse, doubling it up to rec.limit: a
-// recording grows with use, so that a Parse from an empty pool allocates
-// little, and one from a warm pool nothing.
-func (rec *recording) grow() bool {
+// grow makes room for more records, having read read bytes of a body of
+// size, and reports whether it could. Up to rec.limit, the room doubles, or
+// becomes what the lines read so far project for the whole body when that
+// is more: a Parse grows a recording once or twice, and one that was used
+// for a body as large, never.
+func (rec *recording) grow(read, size int) bool {
 	n := len(rec.records)
-	if n >= rec.limit || rec.grown && n > 0 {
+	if n >= rec.limit {
 		return false
 	}
-	rec.grown = true
-	rec.records = append(make([]record, 0, min(max(2*n, minRecords), rec.limit)), rec.records...)
+	c := max(2*n, minRecords)
+	if n > 0 {
+		c = max(c, size/(read/n+1)+1)
+	}
+	rec.records = append(make([]record, 0, min(c, rec.limit)), rec.records...)
 	return true
 }
