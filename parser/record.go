@@ -5,16 +5,18 @@ import (
 	"sync/atomic"
 )
 
-// Parse reads a body in two passes, and scans it once: the counting pass
-// scans and classifies every line, and records each line that matters to
-// the storing pass (one that builds something or warns) as a record; the
-// storing pass walks the records and never looks at the lines between them.
-// Blank lines, comments and everything the scanner settled are read once.
+// Parse reads a body in two passes and scans it once. The counting pass
+// scans and classifies every line, and each line that matters to the Robots
+// (one that builds something or warns) becomes a record, which the builder
+// reads in both passes: counting, it counts it and keeps it in a recording;
+// storing, it walks the recording, and never looks at the lines between
+// the records again. Blank lines and comments cost the scan alone.
 //
-// The records of one Parse are bounded: at most maxRecords, in a buffer
-// that goes back to a pool for the next Parse. A file with more lines that
-// matter is recorded up to the bound, and the storing pass scans the rest of
-// it again, from the first line not recorded, as the counting pass did.
+// A recording is bounded: a file with more lines that matter than
+// maxRecords is recorded up to the bound, and the storing pass scans the
+// rest of it again, from the first line not recorded, as the counting pass
+// did. Recordings are reused (see spare): once one has served a body as
+// large, a Parse allocates nothing for its records.
 
 // maxRecords bounds the records of one Parse, and so what a recording
 // keeps: 4,096 records of 24 bytes, 96 KiB, at most a fifth of a 500 KiB
@@ -70,10 +72,9 @@ type recording struct {
 }
 
 // A recording comes from spare when it is free, else from the pool. The
-// pool drops what it holds at each garbage collection but one, and misses
-// what a goroutine put back while it ran on another processor, as it does
-// when a collection takes its processor: each miss costs a buffer grown
-// anew. spare keeps one recording for the life of the process, so that a
+// pool drops what two garbage collections found unused, and misses what a
+// goroutine put back while it ran on another processor, as it does when a
+// collection takes its processor: each miss costs a buffer grown anew. spare keeps one recording for the life of the process, so that a
 // goroutine parsing one body after another never reallocates: at most
 // maxRecords records and a table of maxSpareSet slots, 160 KiB.
 var (
