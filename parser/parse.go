@@ -567,16 +567,18 @@ func (b *builder) init(body []byte, n *tally) {
 // records them.
 func (b *builder) scan(sc *scanner) {
 	var l line
+	var own record // of a line, when not recording
 	for sc.next(&l) {
 		sc.checkUTF8(&l)
 		if !l.matters() {
 			continue
 		}
-		r := pack(&l)
-		b.add(&r)
+		r := &own
 		if b.rec != nil {
-			b.rec.add(&r, &l, sc)
+			r = b.rec.next(&l, sc)
 		}
+		r.set(&l)
+		b.add(r)
 	}
 }
 
