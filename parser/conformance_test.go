@@ -63,11 +63,11 @@ func report(l scanned) googleLine {
 		tag = "unknown"
 	}
 	// Google flags only its listed misspellings, not prefix extensions.
-	typo := l.typo && !hasPrefixFold(l.rawKey, canonicalKeys[l.key])
+	typo := l.has(flagTypo) && !hasPrefixFold(l.rawKey, canonicalKeys[l.key])
 	return googleLine{
 		Line: l.num, Tag: tag, IsTypo: typo, IsAcceptableTypo: typo,
 		IsEmpty: l.empty && !l.comment, HasComment: l.comment, IsComment: l.empty && l.comment,
-		HasDirective: l.key != keyNone, IsLineTooLong: l.tooLong, IsMissingColonSeparator: l.missingColon,
+		HasDirective: l.key != keyNone, IsLineTooLong: l.has(flagTooLong), IsMissingColonSeparator: l.has(flagMissingColon),
 	}
 }
 

@@ -44,15 +44,30 @@ const maxQuoted = 64
 // Parse reads the lines twice: once to count what the file holds, then to
 // store it, so that every slice of the Robots and the one string that holds
 // all the values it keeps are allocated once, at their final size. It
-// allocates nothing for blank lines, comments and lines it cannot use, and a
-// bounded amount for the warnings and uninterpreted records it keeps.
+// scans the body once: the counting pass records the lines that the storing
+// pass needs (see record.go). It allocates nothing for blank lines,
+// comments and lines it cannot use, and a bounded amount for the warnings
+// and uninterpreted records it keeps.
 func Parse(body []byte) *Robots {
-	count := builder{counting: true}
-	count.run(body)
+	rec := newRecording()
+	r := parse(body, rec)
+	rec.free()
+	return r
+}
+
+// parse is Parse with rec to record lines in.
+func parse(body []byte, rec *recording) *Robots {
+	sc := newScanner(body)
+	count := builder{counting: true, body: body, rec: rec}
+	count.scan(&sc)
 	var b builder
-	b.init(&count.n)
-	b.r.Lines = b.run(body)
-	return b.finish()
+	b.init(body, &count.n)
+	b.r.Lines = sc.num
+	if sc.partialBOM {
+		b.warn(1, InvalidUTF8, "an incomplete UTF-8 byte order mark at the start was skipped")
+	}
+	b.replay(rec)
+	return b.finish(&rec.set)
 }
 
 // key identifies what a line's key stands for.
@@ -75,21 +90,37 @@ const (
 // offsets into the body: whatever is kept is copied. It holds no pointer, so
 // the scanner fills it without write barriers wherever it lives.
 type line struct {
-	num          int
-	start, end   int // the line as used: cut at MaxLineLength and at NUL
-	keyStart     int // the key as written
-	keyEnd       int
-	valueStart   int
-	valueEnd     int
-	key          key
-	typo         bool // key accepted as a misspelling or extension
-	missingColon bool
-	tooLong      bool
-	nul          bool
-	comment      bool // the line holds a comment
-	empty        bool // nothing but white space (and possibly a comment)
-	unparsable   bool // not empty, but no key and value could be found
+	num        int
+	start, end int // the line as used: cut at MaxLineLength and at NUL
+	keyStart   int // the key as written
+	keyEnd     int
+	valueStart int
+	valueEnd   int
+	key        key
+	flags      lineFlags
+	comment    bool // the line holds a comment
+	empty      bool // nothing but white space (and possibly a comment)
 }
+
+// lineFlags say what a line is, beside its key, as far as the builder
+// needs to know.
+type lineFlags uint8
+
+const (
+	flagTypo         lineFlags = 1 << iota // key accepted as a misspelling or extension
+	flagMissingColon                       // key and value split at white space
+	flagTooLong                            // cut at MaxLineLength
+	flagNUL                                // cut at a NUL byte
+	flagUnparsable                         // not empty, but no key and value could be found
+	flagInvalidUTF8                        // set by scanner.checkUTF8, as the next
+	flagInnerBOM                           // holds a byte order mark
+)
+
+func (l *line) has(f lineFlags) bool { return l.flags&f != 0 }
+
+// matters reports whether the builder needs l: whether it builds something
+// or warns.
+func (l *line) matters() bool { return l.key != keyNone || l.flags != 0 }
 
 // scanner splits a robots.txt body into lines at LF, CR and CRLF, skipping a
 // leading (possibly partial) UTF-8 byte order mark, and each line into key
@@ -156,13 +187,14 @@ func (sc *scanner) next(l *line) bool {
 	sc.num++
 	*l = line{num: sc.num, start: pos}
 	if end-pos > MaxLineLength {
-		end, l.tooLong = pos+MaxLineLength, true
+		end, l.flags = pos+MaxLineLength, flagTooLong
 	}
 	if sc.nul < pos {
 		sc.nul = indexFrom(s, pos, 0)
 	}
 	if sc.nul < end {
-		end, l.nul = sc.nul, true
+		end = sc.nul
+		l.flags |= flagNUL
 	}
 	l.end = end
 	if sc.hash < pos {
@@ -231,7 +263,7 @@ func (sc *scanner) split(l *line, pos, end int) bool {
 			k++
 		}
 		if k == end {
-			l.unparsable = true
+			l.flags |= flagUnparsable
 			return true
 		}
 		v = k
@@ -239,20 +271,23 @@ func (sc *scanner) split(l *line, pos, end int) bool {
 			v++
 		}
 		if indexSpace(s[v:end]) >= 0 {
-			l.unparsable = true // more than two tokens
+			l.flags |= flagUnparsable // more than two tokens
 			return true
 		}
-		l.missingColon = true
+		l.flags |= flagMissingColon
 	}
 	for v < end && isSpace(s[v]) {
 		v++
 	}
 	if k == pos {
-		l.unparsable = true
+		l.flags |= flagUnparsable
 		return true
 	}
 	l.keyStart, l.keyEnd, l.valueStart, l.valueEnd = pos, k, v, end
-	l.key, l.typo = classify(s[pos:k])
+	var typo bool
+	if l.key, typo = classify(s[pos:k]); typo {
+		l.flags |= flagTypo
+	}
 	return true
 }
 
@@ -263,6 +298,34 @@ func (sc *scanner) ascii(l *line) bool {
 		sc.high = indexHigh(sc.s, l.start)
 	}
 	return sc.high >= l.end
+}
+
+// checkUTF8 flags l, a line read by sc, if it is not valid UTF-8 or holds
+// a byte order mark; only a line with a non-ASCII octet can.
+func (sc *scanner) checkUTF8(l *line) {
+	if sc.high < l.start {
+		sc.high = indexHigh(sc.s, l.start)
+	}
+	if sc.high < l.end {
+		sc.flagUTF8(l)
+	}
+}
+
+// flagUTF8 is checkUTF8 on a line with a non-ASCII octet.
+func (sc *scanner) flagUTF8(l *line) {
+	text := sc.s[l.start:l.end]
+	if !utf8.Valid(text) {
+		l.flags |= flagInvalidUTF8
+	}
+	if bytes.Contains(text, bomRune) {
+		l.flags |= flagInnerBOM
+	}
+}
+
+// from returns a scanner that reads the body of sc again from the line l
+// on, as sc read it.
+func (sc *scanner) from(l *line) scanner {
+	return scanner{s: sc.s, pos: l.start, num: l.num - 1, lf: -1, cr: -1, nul: -1, hash: -1, colon: -1, high: -1}
 }
 
 func indexFrom(s []byte, from int, c byte) int {
@@ -444,7 +507,8 @@ var canonicalKeys = [...]string{
 }
 
 // builder assembles a Robots from lines, in two passes over them. Counting,
-// it only counts what it would store; storing, it fills slices allocated at
+// it scans the body, only counts what it would store, and records the lines
+// that matter; storing, it reads the records, and fills slices allocated at
 // the counted sizes, and a string that holds every value kept.
 //
 // The agents, rules and Content-Usage records of a group are contiguous in
@@ -454,8 +518,9 @@ var canonicalKeys = [...]string{
 type builder struct {
 	r        *Robots // nil when counting
 	counting bool
-	sc       scanner
-	n        tally // what has been stored, or counted, so far
+	body     []byte
+	rec      *recording // where the counting pass records the lines that matter
+	n        tally      // what has been stored, or counted, so far
 
 	inRules   bool  // a rule has been seen since the last user-agent line
 	start     tally // where the current group's agents, rules and usages start
@@ -473,9 +538,9 @@ type tally struct {
 	bytes                                                   int // of the values kept
 }
 
-// init readies a zero builder to store what n counted.
-func (b *builder) init(n *tally) {
-	b.r = &Robots{}
+// init readies a zero builder to store what n counted of body.
+func (b *builder) init(body []byte, n *tally) {
+	b.r, b.body = &Robots{}, body
 	if n.groups > 0 {
 		b.r.Groups = make([]Group, 0, n.groups)
 		b.agents = make([]Agent, 0, n.agents)
@@ -498,24 +563,47 @@ func (b *builder) init(n *tally) {
 	b.text.Grow(n.bytes)
 }
 
-// run adds every line of body and returns the number of lines.
-func (b *builder) run(body []byte) int {
-	b.sc = newScanner(body)
-	if b.sc.partialBOM {
-		b.warn(1, InvalidUTF8, "an incomplete UTF-8 byte order mark at the start was skipped")
-	}
+// scan adds every line that sc reads and that matters. Counting, it
+// records them.
+func (b *builder) scan(sc *scanner) {
 	var l line
-	for b.sc.next(&l) {
-		b.add(&l)
+	var own record // of a line, when not recording
+	for sc.next(&l) {
+		sc.checkUTF8(&l)
+		if !l.matters() {
+			continue
+		}
+		r := &own
+		if b.rec != nil {
+			r = b.rec.next(&l, sc)
+		}
+		r.set(&l)
+		b.add(r)
 	}
-	return b.sc.num
 }
 
-// value returns the value of l, a line of the body.
-func (b *builder) value(l *line) []byte { return b.sc.s[l.valueStart:l.valueEnd] }
+// replay adds the lines that the counting pass recorded in rec, then scans
+// those it could not record.
+func (b *builder) replay(rec *recording) {
+	for i := range rec.records {
+		b.add(&rec.records[i])
+	}
+	if rec.full {
+		sc := rec.rest
+		b.scan(&sc)
+	}
+}
 
-// rawKey returns the key of l as written.
-func (b *builder) rawKey(l *line) []byte { return b.sc.s[l.keyStart:l.keyEnd] }
+// value returns the value of r, a line of the body.
+func (b *builder) value(r *record) []byte {
+	return b.body[r.valueStart : r.valueStart+int(r.valueLen)]
+}
+
+// rawKey returns the key of r as written.
+func (b *builder) rawKey(r *record) []byte {
+	k := r.valueStart - int(r.keyBack)
+	return b.body[k : k+int(r.keyLen)]
+}
 
 // str returns v as a string that the Robots keeps, or counts its bytes.
 func (b *builder) str(v []byte) string {
@@ -523,6 +611,11 @@ func (b *builder) str(v []byte) string {
 		b.n.bytes += len(v)
 		return ""
 	}
+	return b.keep(v)
+}
+
+// keep returns v as a string that the Robots keeps.
+func (b *builder) keep(v []byte) string {
 	if len(v) == 0 {
 		return ""
 	}
@@ -533,10 +626,11 @@ func (b *builder) str(v []byte) string {
 	return b.text.String()[n:]
 }
 
-// finish ends the last group and returns the Robots.
-func (b *builder) finish() *Robots {
+// finish ends the last group and returns the Robots; dedupe may take its
+// table from spare.
+func (b *builder) finish(spare *[]int32) *Robots {
 	b.endGroup()
-	b.r.Sitemaps = dedupe(b.r.Sitemaps)
+	b.r.Sitemaps = dedupe(b.r.Sitemaps, spare)
 	return b.r
 }
 
@@ -577,12 +671,14 @@ func (b *builder) warn(num int, kind WarningKind, msg string) {
 	}
 }
 
-func (b *builder) add(l *line) {
-	b.lineWarnings(l)
-	switch l.key {
+func (b *builder) add(r *record) {
+	if !b.counting && r.flags != 0 {
+		b.lineWarnings(r)
+	}
+	switch r.key {
 	case keyNone:
-		if l.unparsable {
-			b.warn(l.num, Unparsable, "not a \"key: value\" record; ignored")
+		if r.has(flagUnparsable) {
+			b.warn(r.num, Unparsable, "not a \"key: value\" record; ignored")
 		}
 	case keyUserAgent:
 		if b.n.groups == 0 || b.inRules {
@@ -594,39 +690,39 @@ func (b *builder) add(l *line) {
 			b.start = b.n
 			b.inRules, b.delayFrom = false, b.n.agents
 		}
-		v := b.str(b.value(l))
+		v := b.str(b.value(r))
 		b.n.agents++
 		if !b.counting {
-			b.agents = append(b.agents, Agent{Value: v, Line: l.num})
+			b.agents = append(b.agents, Agent{Value: v, Line: r.num})
 		}
-		if len(b.value(l)) == 0 {
-			b.warn(l.num, InvalidValue, "empty user-agent; it names no crawler")
+		if len(b.value(r)) == 0 {
+			b.warn(r.num, InvalidValue, "empty user-agent; it names no crawler")
 		}
 	case keyAllow, keyDisallow:
 		if b.n.groups == 0 {
-			b.warn(l.num, OutsideGroup, "rule before any user-agent line; ignored")
+			b.warn(r.num, OutsideGroup, "rule before any user-agent line; ignored")
 			return
 		}
-		v := b.str(b.value(l))
+		v := b.str(b.value(r))
 		b.n.rules++
 		if !b.counting {
-			b.rules = append(b.rules, Rule{Allow: l.key == keyAllow, Pattern: v, Line: l.num})
+			b.rules = append(b.rules, Rule{Allow: r.key == keyAllow, Pattern: v, Line: r.num})
 		}
 		b.inRules = true
 	case keySitemap:
-		b.sitemap(l)
+		b.sitemap(r)
 	case keyCrawlDelay:
-		b.crawlDelay(l)
+		b.crawlDelay(r)
 	case keyContentUsage:
-		b.contentUsage(l)
+		b.contentUsage(r)
 	case keyContentSignal:
-		b.contentSignal(l)
+		b.contentSignal(r)
 	case keyUnused:
-		b.other(l)
+		b.other(r)
 	case keyUnknown:
-		b.other(l)
+		b.other(r)
 		if b.keepWarning() {
-			b.warn1(l.num, UnknownKey, unknownKeyMessage(b.rawKey(l)))
+			b.warn1(r.num, UnknownKey, unknownKeyMessage(b.rawKey(r)))
 		}
 	}
 }
@@ -636,32 +732,27 @@ func (b *builder) warn1(num int, kind WarningKind, msg string) {
 	b.r.Warnings = append(b.r.Warnings, Warning{Line: num, Kind: kind, Message: msg})
 }
 
-// lineWarnings reports what is wrong with the line itself, whatever its key.
-func (b *builder) lineWarnings(l *line) {
-	if b.counting {
-		return
+// lineWarnings reports what is wrong with the line itself, whatever its key:
+// what its flags say.
+func (b *builder) lineWarnings(r *record) {
+	if r.has(flagTooLong) {
+		b.warn(r.num, LineTooLong, lineTooLong)
 	}
-	if l.tooLong {
-		b.warn(l.num, LineTooLong, lineTooLong)
+	if r.has(flagNUL) {
+		b.warn(r.num, NULByte, "NUL byte; the rest of the line was ignored")
 	}
-	if l.nul {
-		b.warn(l.num, NULByte, "NUL byte; the rest of the line was ignored")
+	if r.has(flagInvalidUTF8) {
+		b.warn(r.num, InvalidUTF8, "not valid UTF-8")
 	}
-	if !b.sc.ascii(l) {
-		text := b.sc.s[l.start:l.end]
-		if !utf8.Valid(text) {
-			b.warn(l.num, InvalidUTF8, "not valid UTF-8")
-		}
-		if bytes.Contains(text, bomRune) {
-			b.warn(l.num, BOMNotAtStart, "byte order mark (U+FEFF) after the start of the file")
-		}
+	if r.has(flagInnerBOM) {
+		b.warn(r.num, BOMNotAtStart, "byte order mark (U+FEFF) after the start of the file")
 	}
-	if l.missingColon && l.key != keyUnknown {
+	if r.has(flagMissingColon) && r.key != keyUnknown {
 		// An unknown key without a colon ("<br />") is reported as unknown.
-		b.warn(l.num, MissingColon, "no colon between key and value; accepted")
+		b.warn(r.num, MissingColon, "no colon between key and value; accepted")
 	}
-	if l.typo && b.keepWarning() {
-		b.warn1(l.num, Misspelling, quote(b.rawKey(l))+" accepted as "+canonicalKeys[l.key])
+	if r.has(flagTypo) && b.keepWarning() {
+		b.warn1(r.num, Misspelling, quote(b.rawKey(r))+" accepted as "+canonicalKeys[r.key])
 	}
 }
 
@@ -686,7 +777,7 @@ func unknownKeyMessage(k []byte) string {
 }
 
 // other keeps the line in Robots.Other, up to MaxOther records.
-func (b *builder) other(l *line) {
+func (b *builder) other(r *record) {
 	if b.n.other >= MaxOther {
 		if !b.counting {
 			b.r.OmittedOther++
@@ -694,19 +785,19 @@ func (b *builder) other(l *line) {
 		return
 	}
 	b.n.other++
-	k, v := b.str(b.rawKey(l)), b.str(b.value(l))
+	k, v := b.str(b.rawKey(r)), b.str(b.value(r))
 	if !b.counting {
-		b.r.Other = append(b.r.Other, Record{Key: k, Value: v, Line: l.num})
+		b.r.Other = append(b.r.Other, Record{Key: k, Value: v, Line: r.num})
 	}
 }
 
 // sitemap keeps the line's value; duplicates are removed at the end.
-func (b *builder) sitemap(l *line) {
-	if len(b.value(l)) == 0 {
-		b.warn(l.num, InvalidValue, "empty sitemap; ignored")
+func (b *builder) sitemap(r *record) {
+	if len(b.value(r)) == 0 {
+		b.warn(r.num, InvalidValue, "empty sitemap; ignored")
 		return
 	}
-	v := b.str(b.value(l))
+	v := b.str(b.value(r))
 	b.n.sitemaps++
 	if !b.counting {
 		b.r.Sitemaps = append(b.r.Sitemaps, v)
@@ -714,7 +805,9 @@ func (b *builder) sitemap(l *line) {
 }
 
 // dedupe removes from s, in place, every string equal to an earlier one.
-func dedupe(s []string) []string {
+// It takes its table from spare when spare is large enough, and leaves
+// there one it allocates of at most maxSpareSet slots.
+func dedupe(s []string, spare *[]int32) []string {
 	if len(s) <= 16 {
 		out := s[:0]
 		for _, v := range s {
@@ -729,7 +822,7 @@ func dedupe(s []string) []string {
 	size := 1 << bits.Len(uint(len(s)+len(s)/3))
 	var out []string
 	if len(s) < math.MaxInt32 {
-		out = dedupeSet(s, make([]int32, size))
+		out = dedupeSet(s, spareSet(spare, size))
 	} else {
 		out = dedupeSet(s, make([]int, size))
 	}
@@ -738,6 +831,25 @@ func dedupe(s []string) []string {
 		out = slices.Clone(out)
 	}
 	return out
+}
+
+// maxSpareSet bounds the table of dedupe that a Parse leaves for the next:
+// 16,384 slots, 64 KiB, enough for 12,288 sitemaps.
+const maxSpareSet = 1 << 14
+
+// spareSet returns a free table of size slots, spare's if it is large
+// enough.
+func spareSet(spare *[]int32, size int) []int32 {
+	if size <= cap(*spare) {
+		set := (*spare)[:size]
+		clear(set)
+		return set
+	}
+	set := make([]int32, size)
+	if size <= maxSpareSet {
+		*spare = set
+	}
+	return set
 }
 
 // dedupeSet is dedupe with set, a free table of a power of two slots, more
@@ -765,20 +877,20 @@ func dedupeSet[I int32 | int](s []string, set []I) []string {
 // values that collide.
 var dedupeSeed = maphash.MakeSeed()
 
-func (b *builder) crawlDelay(l *line) {
-	d, ok := parseSeconds(b.value(l))
+func (b *builder) crawlDelay(r *record) {
+	d, ok := parseSeconds(b.value(r))
 	switch {
 	case !ok:
 		if b.keepWarning() {
-			b.warn1(l.num, InvalidValue, "crawl-delay "+quote(b.value(l))+" is not a number of seconds; kept, not interpreted")
+			b.warn1(r.num, InvalidValue, "crawl-delay "+quote(b.value(r))+" is not a number of seconds; kept, not interpreted")
 		}
-		b.other(l)
+		b.other(r)
 	case b.n.groups == 0:
-		b.warn(l.num, OutsideGroup, "crawl-delay before any user-agent line; kept, not interpreted")
-		b.other(l)
+		b.warn(r.num, OutsideGroup, "crawl-delay before any user-agent line; kept, not interpreted")
+		b.other(r)
 	case b.delayFrom == b.n.agents:
-		b.warn(l.num, InvalidValue, "second crawl-delay for the same user-agent lines; the first applies")
-		b.other(l)
+		b.warn(r.num, InvalidValue, "second crawl-delay for the same user-agent lines; the first applies")
+		b.other(r)
 	default:
 		// It binds to the user-agent lines directly above it: those named
 		// since the previous Crawl-delay of the group. Lines after a rule
@@ -835,25 +947,25 @@ func allDigits(s []byte) bool {
 // contentUsage adds a Content-Usage rule to the group. It is a group rule
 // like Allow and Disallow, so a user-agent line after it starts a new group
 // (draft-ietf-aipref-attach-05 §3: "rule =/ content-usage").
-func (b *builder) contentUsage(l *line) {
+func (b *builder) contentUsage(r *record) {
 	if b.n.groups == 0 {
-		b.warn(l.num, OutsideGroup, "content-usage before any user-agent line; ignored")
-		b.other(l)
+		b.warn(r.num, OutsideGroup, "content-usage before any user-agent line; ignored")
+		b.other(r)
 		return
 	}
 	b.inRules = true
-	v := b.str(b.value(l))
+	v := b.str(b.value(r))
 	b.n.usages++
 	if b.counting {
 		return
 	}
 	cu := splitContentUsage(v)
-	cu.Line = l.num
+	cu.Line = r.num
 	switch {
 	case v == "":
-		b.warn(l.num, InvalidValue, "empty content-usage; every usage preference it states is unknown")
+		b.warn(r.num, InvalidValue, "empty content-usage; every usage preference it states is unknown")
 	case v[0] == '*':
-		b.warn(l.num, InvalidValue, "content-usage path must start with \"/\", not \"*\"; the whole value was read as preferences")
+		b.warn(r.num, InvalidValue, "content-usage path must start with \"/\", not \"*\"; the whole value was read as preferences")
 	}
 	// Problems are built only for a value that is not well formed, the one
 	// kind that gets a warning, and only while warnings are kept: a valid
@@ -862,7 +974,7 @@ func (b *builder) contentUsage(l *line) {
 	if v != "" && !usage.WellFormed(cu.Preferences) && b.keepWarning() {
 		for _, p := range usage.Validate(cu.Preferences) {
 			if p.Kind == usage.Syntax || p.Kind == usage.Empty {
-				b.warn1(l.num, InvalidValue, "content-usage preferences do not parse ("+p.Message+"); every usage preference of the rule is unknown")
+				b.warn1(r.num, InvalidValue, "content-usage preferences do not parse ("+p.Message+"); every usage preference of the rule is unknown")
 				break
 			}
 		}
@@ -888,13 +1000,13 @@ func splitContentUsage(v string) ContentUsage {
 // contentSignal adds a Content-Signal record (Cloudflare's, not AIPREF) to
 // the group. It is not a rule: like Crawl-delay it does not end a run of
 // user-agent lines, so grouping stays as Google reads it.
-func (b *builder) contentSignal(l *line) {
+func (b *builder) contentSignal(r *record) {
 	if b.n.groups == 0 {
-		b.warn(l.num, OutsideGroup, "content-signal before any user-agent line; kept, not interpreted")
-		b.other(l)
+		b.warn(r.num, OutsideGroup, "content-signal before any user-agent line; kept, not interpreted")
+		b.other(r)
 		return
 	}
-	v := b.str(b.value(l))
+	v := b.str(b.value(r))
 	b.n.signals++
 	if b.counting {
 		return
@@ -903,7 +1015,7 @@ func (b *builder) contentSignal(l *line) {
 	// warning: a valid line has none. Only the first problem is built: a
 	// line of many bad members costs one message, not one per member.
 	if _, problems := usage.ParseSignalN(v, 1); len(problems) > 0 && b.keepWarning() {
-		b.warn1(l.num, InvalidValue, "content-signal: "+problems[0].Message)
+		b.warn1(r.num, InvalidValue, "content-signal: "+problems[0].Message)
 	}
-	b.r.ContentSignals = append(b.r.ContentSignals, ContentSignal{Group: b.n.groups - 1, Value: v, Line: l.num})
+	b.r.ContentSignals = append(b.r.ContentSignals, ContentSignal{Group: b.n.groups - 1, Value: v, Line: r.num})
 }

@@ -146,7 +146,7 @@ func TestKeys(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			l := split(1, []byte(tt.line))
 			assert.Equal(t, tt.wantKey, l.key)
-			assert.Equal(t, tt.wantTypo, l.typo)
+			assert.Equal(t, tt.wantTypo, l.has(flagTypo))
 		})
 	}
 }
@@ -190,8 +190,8 @@ func TestSplit(t *testing.T) {
 			l := split(1, []byte(tt.text))
 			assert.Equal(t, tt.wantKey, string(l.rawKey))
 			assert.Equal(t, tt.wantValue, string(l.value))
-			assert.Equal(t, tt.missingColon, l.missingColon, "missingColon")
-			assert.Equal(t, tt.unparsable, l.unparsable, "unparsable")
+			assert.Equal(t, tt.missingColon, l.has(flagMissingColon), "missingColon")
+			assert.Equal(t, tt.unparsable, l.has(flagUnparsable), "unparsable")
 			assert.Equal(t, tt.empty, l.empty, "empty")
 			assert.Equal(t, tt.comment, l.comment, "comment")
 		})
