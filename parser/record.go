@@ -74,7 +74,8 @@ type recording struct {
 // A recording comes from spare when it is free, else from the pool. The
 // pool drops what two garbage collections found unused, and misses what a
 // goroutine put back while it ran on another processor, as it does when a
-// collection takes its processor: each miss costs a buffer grown anew. spare keeps one recording for the life of the process, so that a
+// collection takes its processor: each miss costs a buffer grown anew.
+// spare keeps one recording for the life of the process, so that a
 // goroutine parsing one body after another never reallocates: at most
 // maxRecords records and a table of maxSpareSet slots, 160 KiB.
 var (
