@@ -594,13 +594,24 @@ type featurePicker struct {
 
 // add adds the octets and pairs of the next piece of the pattern.
 func (p *featurePicker) add(piece string) {
-	for i := 0; i < len(piece); i++ {
+	if piece == "" {
+		return
+	}
+	// Once four are kept, most octets and pairs are likelier than the
+	// worst of them: that test, here, spares them the call to offer.
+	a := piece[0] & 0x7f
+	if o := commonness[a]; p.n < len(p.best) || o < p.odds[len(p.odds)-1] {
+		p.offer(a, o)
+	}
+	for i := 1; i < len(piece); i++ {
 		c := piece[i] & 0x7f
-		p.offer(c, commonness[c])
-		if i > 0 {
-			a := piece[i-1] & 0x7f
-			p.offer(pairBit(a, c), pairOdds(a, c))
+		if o := commonness[c]; p.n < len(p.best) || o < p.odds[len(p.odds)-1] {
+			p.offer(c, o)
 		}
+		if o := pairOdds(a, c); p.n < len(p.best) || o < p.odds[len(p.odds)-1] {
+			p.offer(pairBit(a, c), o)
+		}
+		a = c
 	}
 }
 
