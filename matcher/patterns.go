@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"slices"
-	"strings"
 	"unsafe"
 )
 
@@ -213,16 +212,11 @@ const (
 	entryFlags    = entryAllow | entryDollar | entryAnchored | entryKind
 )
 
-// newEntry places a pattern of literal lit, at base in the text, followed
-// by '$' when dollar, for id; its rule starts at at. Without star, lit
-// holds no '*'.
-func newEntry(base uint32, lit string, dollar bool, id int32, allow bool, at uint32, star bool) entry {
-	head := len(lit)
-	if star {
-		if i := strings.IndexByte(lit, '*'); i >= 0 {
-			head = i
-		}
-	}
+// newEntry places a pattern of literal lit, whose first '*' is at head
+// (len(lit) when it holds none), at base in the text, followed by '$' when
+// dollar, for id; its rule starts at at. It returns the entry and the
+// pieces of the pattern when it is a wildcard one (countPieces).
+func newEntry(base uint32, lit string, head int, dollar bool, id int32, allow bool, at uint32) (entry, int) {
 	e := entry{base: base, head: uint32(head), n: uint32(len(lit)), id: id, at: at}
 	if allow {
 		e.n |= entryAllow
@@ -231,18 +225,27 @@ func newEntry(base uint32, lit string, dollar bool, id int32, allow bool, at uin
 		e.n |= entryDollar
 	}
 	// The kind, as newPattern finds it.
-	switch {
-	case head == len(lit) && dollar:
-		e.n |= uint32(exact) << 27
-	case head == len(lit) || strings.Trim(lit[head:], "*") == "":
-		// prefix: trailing stars absorb the rest of the path
-	default:
+	if head == len(lit) {
+		if dollar {
+			e.n |= uint32(exact) << 27
+		}
+		return e, 0
+	}
+	// The pieces: runs of octets after a '*'. None makes a prefix:
+	// trailing stars absorb the rest of the path.
+	pieces := 0
+	for i := head + 1; i < len(lit); i++ {
+		if lit[i] != '*' && lit[i-1] == '*' {
+			pieces++
+		}
+	}
+	if pieces > 0 {
 		e.n |= uint32(wild) << 27
-		if dollar && !strings.HasSuffix(lit, "*") {
+		if dollar && lit[len(lit)-1] != '*' {
 			e.n |= entryAnchored
 		}
 	}
-	return e
+	return e, pieces
 }
 
 func (e *entry) litLen() uint32 { return e.n &^ entryFlags }
