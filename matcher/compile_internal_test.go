@@ -338,3 +338,44 @@ func TestUsagePrefsShared(t *testing.T) {
 	assert.Equal(t, "search=y", m.Usage("/p99/x").Prefs.String())
 	assert.Equal(t, "train-ai=n", m.Usage("/p98/x").Prefs.String())
 }
+
+// sortPieces orders pieces as a comparison of their strings does, whatever
+// their number (runs of 16 or fewer are sorted by insertion, more by
+// octet), with pieces that are prefixes of others, equal ones, and copies
+// past the text (pieceText.copies).
+func TestSortPieces(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 500 {
+		var text strings.Builder
+		var starts []uint32
+		for range rng.IntN(80) {
+			text.WriteString("*")
+			starts = append(starts, uint32(text.Len()))
+			text.WriteString(letters(rng, "ab/", 1+rng.IntN(5)))
+		}
+		text.WriteString("$*") // as the text ends a pattern that holds a '*'
+		pt := pieceText{text: text.String()}
+		for range rng.IntN(10) {
+			if len(starts) > 0 {
+				p := pieceOf(pt.from(starts[rng.IntN(len(starts))]))
+				starts = append(starts, pt.copy(p[:rng.IntN(len(p))+1]))
+			}
+		}
+		rng.Shuffle(len(starts), func(i, j int) { starts[i], starts[j] = starts[j], starts[i] })
+		got := slices.Clone(starts)
+		sortPieces(got, &pt, 0)
+		pieces := func(ps []uint32) []string {
+			s := make([]string, len(ps))
+			for i, p := range ps {
+				s[i] = pieceOf(pt.from(p))
+			}
+			return s
+		}
+		want := pieces(starts)
+		slices.Sort(want)
+		require.Equal(t, want, pieces(got))
+		slices.Sort(got)
+		slices.Sort(starts)
+		require.Equal(t, starts, got, "a permutation")
+	}
+}

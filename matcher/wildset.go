@@ -309,6 +309,96 @@ func comparePieces(a, b string) int {
 	}
 }
 
+// sortPieces sorts pieces, positions in pt of pieces whose first d octets
+// are the same, by the strings of their pieces: an in-place radix sort an
+// octet at a time, as sortEntries does, which reads the common prefix of
+// pieces that share one once, where a sort by comparisons reads it again
+// for every comparison. It keeps no octet per piece beside them (a file
+// of short pieces holds one for every two octets of it): an octet moved
+// is read again.
+func sortPieces(pieces []uint32, pt *pieceText, d uint32) {
+	// bucket is 0 for a piece that ends at d, 1 + its octet at d else:
+	// canonical patterns are ASCII.
+	bucket := func(p uint32) uint8 {
+		c := pt.from(p)[d]
+		if pieceEnds(c) {
+			return 0
+		}
+		return 1 + c&0x7f
+	}
+	for len(pieces) > 1 {
+		if len(pieces) <= 16 {
+			for i := 1; i < len(pieces); i++ {
+				v := pieces[i]
+				j := i
+				for ; j > 0 && comparePieces(pt.from(v)[d:], pt.from(pieces[j-1])[d:]) < 0; j-- {
+					pieces[j] = pieces[j-1]
+				}
+				pieces[j] = v
+			}
+			return
+		}
+		var end [129]int32
+		lo, hi := uint8(128), uint8(0) // the buckets used
+		for _, p := range pieces {
+			b := bucket(p)
+			end[b]++
+			lo, hi = min(lo, b), max(hi, b)
+		}
+		if lo == hi {
+			if lo == 0 {
+				return // equal pieces
+			}
+			// One octet in common, and maybe more: skip them all.
+			first, common := pt.from(pieces[0]), uint32(1<<31)
+			for _, p := range pieces[1:] {
+				common = min(common, commonPieces(first, pt.from(p), d+1))
+				if common == d+1 {
+					break
+				}
+			}
+			d = common
+			continue
+		}
+		// Bucket b is pieces[start[b]:end[b]]; next[b] is where its next
+		// piece goes.
+		var start, next [129]int32
+		sum, largest := int32(0), lo
+		for b := lo; b <= hi; b++ {
+			start[b], next[b] = sum, sum
+			sum += end[b]
+			end[b] = sum
+			if end[b]-start[b] > end[largest]-start[largest] {
+				largest = b
+			}
+		}
+		// Put each piece in its bucket, following the cycles of the
+		// permutation.
+		for b := lo; b <= hi; b++ {
+			for next[b] < end[b] {
+				v := pieces[next[b]]
+				for t := bucket(v); t != b; t = bucket(v) {
+					k := next[t]
+					next[t]++
+					pieces[k], v = v, pieces[k]
+				}
+				pieces[next[b]] = v
+				next[b]++
+			}
+		}
+		// Pieces that end at d are equal; the others sort on from d+1.
+		for b := max(lo, 1); b <= hi; b++ {
+			if b != largest && end[b]-start[b] > 1 {
+				sortPieces(pieces[start[b]:end[b]], pt, d+1)
+			}
+		}
+		if largest == 0 {
+			return
+		}
+		pieces, d = pieces[start[largest]:end[largest]], d+1
+	}
+}
+
 // commonPieces returns the length of the common prefix of the pieces at
 // the starts of a and b, which have their first from octets in common.
 func commonPieces(a, b string, from uint32) uint32 {
@@ -327,7 +417,7 @@ func (s *wildSet) buildLiterals(pt *pieceText, entries []entry) {
 		return
 	}
 	text, pieces := s.text, s.pieces
-	slices.SortFunc(pieces, func(a, b uint32) int { return comparePieces(pt.from(a), pt.from(b)) })
+	sortPieces(pieces, pt, 0)
 	nodes := radixNodes(len(pieces), 0, func(i int) string { return pieceOf(pt.from(pieces[i])) })
 	s.litNodes = make([]litNode, 1, nodes)
 	s.edge0 = make([]uint8, 1, nodes)
