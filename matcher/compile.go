@@ -359,11 +359,27 @@ type scratch struct {
 	keys    []uint8
 	bits    []uint64
 	canon   []byte
+	// A trie built in the scratch (see newPatternSet).
+	nodes  []node
+	edges  []uint8
+	meta   []uint8
+	ids    []uint16
+	notes  []note
+	wildAt []wildAt
 }
 
 // maxScratch is the most bytes of scratch kept between compiles: enough
-// for a file of several hundred rules.
-const maxScratch = 16 << 10
+// for a file of several hundred rules, and for a trie of maxScratchNodes
+// built in it.
+const maxScratch = 24 << 10
+
+// maxScratchNodes is the most nodes a trie built in the scratch may need
+// (see newPatternSet): a file of about 300 rules.
+const maxScratchNodes = 640
+
+// scratchNodes is maxScratchNodes, or 0 in tests that build every trie in
+// place.
+var scratchNodes = maxScratchNodes
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
@@ -372,7 +388,9 @@ func newScratch() *scratch { return scratchPool.Get().(*scratch) }
 // release returns sc to the pool when it is small.
 func (sc *scratch) release() {
 	n := cap(sc.entries)*int(unsafe.Sizeof(entry{})) + cap(sc.depths)*4 + cap(sc.above)*8 +
-		cap(sc.keys) + cap(sc.bits)*8 + cap(sc.canon)
+		cap(sc.keys) + cap(sc.bits)*8 + cap(sc.canon) +
+		cap(sc.nodes)*int(unsafe.Sizeof(node{})) + cap(sc.edges) + cap(sc.meta) + cap(sc.ids)*2 +
+		cap(sc.notes)*int(unsafe.Sizeof(note{})) + cap(sc.wildAt)*int(unsafe.Sizeof(wildAt{}))
 	if n <= maxScratch {
 		scratchPool.Put(sc)
 	}

@@ -379,3 +379,32 @@ func TestSortPieces(t *testing.T) {
 		require.Equal(t, starts, got, "a permutation")
 	}
 }
+
+// A trie built in the scratch and copied out is the trie built in place
+// after its nodes are counted, array for array.
+func TestTrieInScratchAsInPlace(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for range 300 {
+		var b strings.Builder
+		b.WriteString("User-agent: *\n")
+		for range rng.IntN(120) {
+			pattern := letters(rng, "ab/*$%é", rng.IntN(10))
+			switch rng.IntN(10) {
+			case 0:
+				pattern += "/index.html"
+			case 1:
+				pattern += strings.Repeat("x", 2*maxEdge) // a chain of nodes
+			}
+			fmt.Fprintf(&b, "%s: /%s\nContent-Usage: /%s train-ai=n\n", []string{"Allow", "Disallow"}[rng.IntN(2)], pattern, pattern)
+		}
+		r := parser.Parse([]byte(b.String()))
+		require.Equal(t, maxScratchNodes, scratchNodes)
+		inScratch := compile(r, -1, "a")
+		scratchNodes = 0
+		inPlace := compile(r, -1, "a")
+		scratchNodes = maxScratchNodes
+		require.Equal(t, inPlace.trie, inScratch.trie, "on\n%s", b.String())
+		require.Equal(t, inPlace.more, inScratch.more, "the Content-Usage rules' set too")
+		require.Equal(t, inPlace.Size(), inScratch.Size())
+	}
+}

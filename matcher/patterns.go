@@ -284,64 +284,108 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 	s := patternSet{text: text}
 	head := func(e *entry) string { return text[e.base : e.base+e.head] }
 	sc.keys = sortEntries(entries, text, sc.keys)
-	// Count the nodes, and what they hold beside a plain pattern that is
-	// their string: entries of one head are adjacent.
-	nc := nodeCounter{maxEdge: maxEdge}
-	nwild, wildNodes, notes, copies := 0, 0, 0, 0
+	nwild, copies := 0, 0
 	maxID := int32(0)
-	prev := ""
-	for lo := 0; lo < len(entries); {
-		h := head(&entries[lo])
-		nc.next(h, commonPrefix(prev, h))
-		prev = h
-		hi := lo
-		exacts, wilds := false, false
-		var plain *entry
-		for ; hi < len(entries) && head(&entries[hi]) == h; hi++ {
-			e := &entries[hi]
-			maxID = max(maxID, e.id)
-			switch k, _ := e.kind(); k {
-			case wild:
-				nwild++
-				copies += e.copySize(text)
-				wilds = true
-			case exact:
-				exacts = true
-			default:
-				if plain == nil || full(e.rank(), e.id) > full(plain.rank(), plain.id) {
-					plain = e
+	bound := 1 // the nodes at most: the root, and for each head its node, a branch above it, and the splits of its edge
+	for i := range entries {
+		e := &entries[i]
+		maxID = max(maxID, e.id)
+		if k, _ := e.kind(); k == wild {
+			nwild++
+			copies += e.copySize(text)
+		}
+		bound += 2 + int(e.head)/maxEdge
+	}
+	wide := maxID > 1<<16-1
+	// A set of a few hundred entries is built in the scratch, sized for
+	// the most nodes it can have, and copied out at its size: no pass
+	// counts them. A larger one counts them first, and is built in place,
+	// so that what it throws away stays small beside what it keeps.
+	inScratch := bound <= scratchNodes
+	var n, wildNodes int
+	var nodes []node
+	var edges, meta []uint8
+	var ids []uint16
+	if inScratch {
+		n = bound
+		nodes = resize(sc.nodes, n+1)[:1]
+		edges, meta = resize(sc.edges, n), resize(sc.meta, n)
+		ids = resize(sc.ids, n)
+		if wide {
+			ids = resize(sc.ids, 2*n)
+		}
+		clear(ids) // a node with no plain pattern keeps id 0
+		s.notes = sc.notes[:0]
+		wildNodes = nwild
+	} else {
+		// Count the nodes, and what they hold beside a plain pattern that
+		// is their string: entries of one head are adjacent.
+		nc := nodeCounter{maxEdge: maxEdge}
+		notes := 0
+		prev := ""
+		for lo := 0; lo < len(entries); {
+			h := head(&entries[lo])
+			nc.next(h, commonPrefix(prev, h))
+			prev = h
+			hi := lo
+			exacts, wilds := false, false
+			var plain *entry
+			for ; hi < len(entries) && head(&entries[hi]) == h; hi++ {
+				e := &entries[hi]
+				switch k, _ := e.kind(); k {
+				case wild:
+					wilds = true
+				case exact:
+					exacts = true
+				default:
+					if plain == nil || full(e.rank(), e.id) > full(plain.rank(), plain.id) {
+						plain = e
+					}
 				}
 			}
+			if exacts {
+				notes++
+			}
+			if wilds {
+				wildNodes++
+			}
+			if plain != nil && plain.noted() {
+				notes++ // at most: the pattern may be beaten above
+			}
+			lo = hi
 		}
-		if exacts {
-			notes++
+		n = min(nc.total(), maxNodes)
+		nodes = make([]node, 1, n+1) // and the sentinel
+		s.octets = make([]uint8, 2*n+wordPad)
+		edges, meta = s.octets[:n], s.octets[n+wordPad:]
+		if wide {
+			ids = make([]uint16, 2*n)
+		} else {
+			ids = make([]uint16, n)
 		}
-		if wilds {
-			wildNodes++
-		}
-		if plain != nil && plain.noted() {
-			notes++ // at most: the pattern may be beaten above
-		}
-		lo = hi
+		s.ids = ids
+		s.notes = make([]note, 0, notes)
 	}
-	n := min(nc.total(), maxNodes)
-	s.nodes = make([]node, 1, n+1) // and the sentinel
-	s.octets = make([]uint8, 2*n+wordPad)
-	meta := s.octets[n+wordPad:]
-	if maxID > 1<<16-1 {
-		s.ids = make([]uint16, 2*n)
-	} else {
-		s.ids = make([]uint16, n)
+	setID := func(q, id int32) {
+		if wide {
+			ids[2*q], ids[2*q+1] = uint16(id), uint16(uint32(id)>>16)
+		} else {
+			ids[q] = uint16(id)
+		}
 	}
-	s.notes = make([]note, 0, notes)
 	var pt pieceText
 	if nwild > 0 {
 		s.wild = &wildSet{text: text, direct: directBudget,
-			wildAt: make([]wildAt, 0, wildNodes), wild: make([]wildRule, 0, nwild),
+			wild: make([]wildRule, 0, nwild),
 			// Until the trie of the literals is built, a piece is where
 			// it starts in the text or, past its end, in copies (see
 			// pieceText).
 			pieces: make([]uint32, 0, npieces)}
+		if inScratch {
+			s.wild.wildAt = resize(sc.wildAt, wildNodes)[:0]
+		} else {
+			s.wild.wildAt = make([]wildAt, 0, wildNodes)
+		}
 		pt = pieceText{text: text, copies: make([]byte, 0, copies)}
 	}
 	// Scratch for the build, by node: the depth of its string, and the
@@ -349,13 +393,14 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 	sc.depths, sc.above = resize(sc.depths, n), resize(sc.above, n)
 	depths, above := sc.depths, sc.above
 	depths[0], above[0] = 0, 0
+	meta[0] = 0
 	// Breadth first, so that the children of a node are appended together.
 	// Until it is filled in, a node holds the sorted entries
 	// [off, child) that start with its string: the trie needs no queue
 	// beside it.
-	s.nodes[0] = node{off: 0, child: uint32(len(entries))}
-	for q := 0; q < len(s.nodes); q++ {
-		lo, hi, depth := s.nodes[q].off, s.nodes[q].child, depths[q]
+	nodes[0] = node{off: 0, child: uint32(len(entries))}
+	for q := 0; q < len(nodes); q++ {
+		lo, hi, depth := nodes[q].off, nodes[q].child, depths[q]
 		off := uint32(0)
 		if q > 0 {
 			off = entries[lo].base + depth - uint32(meta[q]&tailMask)
@@ -392,7 +437,7 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 				if plain.allow() {
 					meta[q] |= metaAllow
 				}
-				s.setID(int32(q), plain.id)
+				setID(int32(q), plain.id)
 				if plain.noted() {
 					s.notes = append(s.notes, note{key: uint32(q) << 1, id: plain.id, rank: plain.rank(), at: plain.at})
 					flags |= withNote
@@ -408,7 +453,7 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 			s.wild.wildAt = append(s.wild.wildAt, wildAt{int32(q), int32(wildLo), int32(len(s.wild.wild)), depth})
 			flags |= withWild
 		}
-		first := len(s.nodes)
+		first := len(nodes)
 		for i := lo; i < hi; {
 			a := head(&entries[i])
 			b := a[depth]
@@ -419,28 +464,50 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 			// The entries are sorted, so the common prefix of the first
 			// and the last of a run is common to all of it.
 			tail := min(uint32(commonPrefix(a[depth+1:], head(&entries[k-1])[depth+1:])), maxTail)
-			c := len(s.nodes)
+			c := len(nodes)
 			if c == n {
 				// Past maxNodes: the rest of the trie is not built (no
 				// Robots that fits in memory comes near).
 				break
 			}
-			s.nodes = append(s.nodes, node{off: i, child: k})
-			s.octets[c] = b
+			nodes = append(nodes, node{off: i, child: k})
+			edges[c] = b
 			meta[c] = uint8(tail)
 			depths[c], above[c] = depth+1+tail, above[q]
 			i = k
 		}
-		s.nodes[q] = node{off: off, child: uint32(first)<<nodeFlags | flags}
+		nodes[q] = node{off: off, child: uint32(first)<<nodeFlags | flags}
 	}
-	s.nodes = append(s.nodes, node{child: uint32(len(s.nodes)) << nodeFlags})
-	if len(s.notes) < cap(s.notes) {
-		s.notes = slices.Clone(s.notes) // plain patterns beaten above: no slack
+	nodes = append(nodes, node{child: uint32(len(nodes)) << nodeFlags})
+	if inScratch {
+		// Copied out at their size; the scratch keeps no text.
+		sc.nodes, sc.edges, sc.meta, sc.ids = nodes, edges, meta, ids
+		n = len(nodes) - 1
+		s.nodes = cloneExact(nodes)
+		s.octets = make([]uint8, 2*n+wordPad)
+		copy(s.octets, edges[:n])
+		copy(s.octets[n+wordPad:], meta[:n])
+		if wide {
+			s.ids = cloneExact(ids[:2*n])
+		} else {
+			s.ids = cloneExact(ids[:n])
+		}
+		sc.notes = s.notes
+		s.notes = cloneExact(s.notes)
+		if s.wild != nil {
+			sc.wildAt = s.wild.wildAt
+			s.wild.wildAt = cloneExact(s.wild.wildAt)
+		}
+	} else {
+		s.nodes = nodes
+		if len(s.notes) < cap(s.notes) {
+			s.notes = cloneExact(s.notes) // plain patterns beaten above: no slack
+		}
 	}
 	if s.wild != nil {
 		ws := s.wild
 		if len(ws.wild) < cap(ws.wild) {
-			ws.wild = slices.Clone(ws.wild) // equal patterns were dropped: no slack
+			ws.wild = cloneExact(ws.wild) // equal patterns were dropped: no slack
 		}
 		if reports {
 			ws.at = make([]uint32, len(ws.wild))
@@ -450,13 +517,12 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 	return s
 }
 
-// setID sets the id of the plain pattern of node n.
-func (s *patternSet) setID(n, id int32) {
-	if s.wideIDs() {
-		s.ids[2*n], s.ids[2*n+1] = uint16(id), uint16(uint32(id)>>16)
-		return
-	}
-	s.ids[n] = uint16(id)
+// cloneExact returns a copy of b whose capacity is its length (not rounded
+// up to a size class, as slices.Clone's may be: a set counts capacities).
+func cloneExact[T any](b []T) []T {
+	c := make([]T, len(b))
+	copy(c, b)
+	return c
 }
 
 // sortNode orders the wildcard patterns of one node, wild[lo:], best rank

@@ -478,7 +478,7 @@ func (s *wildSet) buildLiterals(pt *pieceText, entries []entry) {
 	}
 	s.pieces = pieces[:at]
 	if len(s.pieces) < cap(s.pieces) {
-		s.pieces = slices.Clone(s.pieces) // equal patterns were dropped: no slack
+		s.pieces = cloneExact(s.pieces) // equal patterns were dropped: no slack
 	}
 }
 
