@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/crawlkit/robots/internal/urlpath"
 	"github.com/crawlkit/robots/parser"
 )
 
@@ -406,5 +407,24 @@ func TestTrieInScratchAsInPlace(t *testing.T) {
 		require.Equal(t, inPlace.trie, inScratch.trie, "on\n%s", b.String())
 		require.Equal(t, inPlace.more, inScratch.more, "the Content-Usage rules' set too")
 		require.Equal(t, inPlace.Size(), inScratch.Size())
+	}
+}
+
+// isCanonical answers as urlpath.IsCanonicalPattern does, for patterns of
+// every octet at every place, escapes canonical or not, and a '$' inside
+// or last.
+func TestIsCanonical(t *testing.T) {
+	for c := range 256 {
+		for _, p := range []string{
+			string([]byte{byte(c)}),
+			"/" + string([]byte{byte(c)}),
+			"/abcdefgh" + string([]byte{byte(c)}) + "ijklmnop",
+			"/abcdef" + string([]byte{byte(c)}),
+		} {
+			require.Equal(t, urlpath.IsCanonicalPattern(p), isCanonical(p), "%q", p)
+		}
+	}
+	for _, p := range []string{"", "/a$", "/a$b", "/abcdefgh$", "/abcdefg$h", "/%2A", "/%2a", "/%41", "/abcdefgh%2Aij", "/abcdefgh%zz", "/a*b#c"} {
+		assert.Equal(t, urlpath.IsCanonicalPattern(p), isCanonical(p), "%q", p)
 	}
 }

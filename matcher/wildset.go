@@ -689,20 +689,33 @@ func (p *featurePicker) add(piece string) {
 	}
 	// Once four are kept, most octets and pairs are likelier than the
 	// worst of them: that test, here, spares them the call to offer.
+	worst := p.worst()
 	a := piece[0] & 0x7f
-	if o := commonness[a]; p.n < len(p.best) || o < p.odds[len(p.odds)-1] {
+	if o := commonness[a]; o < worst {
 		p.offer(a, o)
+		worst = p.worst()
 	}
 	for i := 1; i < len(piece); i++ {
 		c := piece[i] & 0x7f
-		if o := commonness[c]; p.n < len(p.best) || o < p.odds[len(p.odds)-1] {
+		if o := commonness[c]; o < worst {
 			p.offer(c, o)
+			worst = p.worst()
 		}
-		if o := pairOdds(a, c); p.n < len(p.best) || o < p.odds[len(p.odds)-1] {
+		if o := pairOdds(a, c); o < worst {
 			p.offer(pairBit(a, c), o)
+			worst = p.worst()
 		}
 		a = c
 	}
+}
+
+// worst returns the odds an octet or a pair must be below to be offered:
+// those of the worst of the four kept, or, until four are, more than any.
+func (p *featurePicker) worst() uint16 {
+	if p.n < len(p.best) {
+		return 1<<16 - 1
+	}
+	return p.odds[len(p.odds)-1]
 }
 
 // offer keeps bit if it is among the four least likely, odds being how
