@@ -2,6 +2,7 @@ package matcher
 
 import (
 	"encoding/binary"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -148,7 +149,11 @@ func compile(r *parser.Robots, smallMax int, agents ...string) *Matcher {
 	var groups []*parser.Group
 	var valid []string
 	if r != nil {
-		groups, valid = selectGroups(r, agents)
+		// On the stack for a few agents and groups: the Matcher keeps
+		// neither.
+		var vbuf [4]string
+		var gbuf [8]*parser.Group
+		groups, valid = selectGroups(r, agents, gbuf[:0], vbuf[:0])
 	}
 	// Every array is sized before it is filled, so that each is allocated
 	// once, at its final size: a file of rules costs what the matcher keeps
@@ -577,10 +582,10 @@ func compileAgents(groups []*parser.Group, n int, text []byte) (agentList, []tim
 	return list, delays, text
 }
 
-// selectGroups returns the groups that name one of the agents, or, when none
-// does, the global ("*") groups; and the agents that are names (parser.IsValidName).
-func selectGroups(r *parser.Robots, agents []string) ([]*parser.Group, []string) {
-	valid := make([]string, 0, len(agents))
+// selectGroups appends to groups the groups that name one of the agents,
+// or, when none does, the global ("*") groups, and to valid the agents that
+// are names (parser.IsValidName), and returns them.
+func selectGroups(r *parser.Robots, agents []string, groups []*parser.Group, valid []string) ([]*parser.Group, []string) {
 	for _, a := range agents {
 		if parser.IsValidName(a) {
 			valid = append(valid, a)
@@ -604,7 +609,7 @@ func selectGroups(r *parser.Robots, agents []string) ([]*parser.Group, []string)
 	if n == 0 {
 		return nil, valid
 	}
-	groups := make([]*parser.Group, 0, n)
+	groups = slices.Grow(groups, n)
 	for i := range r.Groups {
 		g := &r.Groups[i]
 		// No group names the crawler when the global ones apply: a
