@@ -326,18 +326,43 @@ var plainOctet = func() (t [256]bool) {
 	return t
 }()
 
-// isCanonical is urlpath.IsCanonicalPattern, eight octets at a time for
-// the patterns of plain octets that most rules are.
-func isCanonical(p string) bool {
-	i := 0
-	for ; i+8 <= len(p); i += 8 {
-		if !(plainOctet[p[i]] && plainOctet[p[i+1]] && plainOctet[p[i+2]] && plainOctet[p[i+3]] &&
-			plainOctet[p[i+4]] && plainOctet[p[i+5]] && plainOctet[p[i+6]] && plainOctet[p[i+7]]) {
-			return urlpath.IsCanonicalPattern(p)
-		}
+// upperHex is the value of each upper-case hexadecimal digit, and 0xff for
+// any other octet; canonicalEscape says, of the escapes of two such
+// digits, by value, whether urlpath keeps it as it is.
+var upperHex, canonicalEscape = func() (h [256]uint8, esc [256]bool) {
+	const digits = "0123456789ABCDEF"
+	for c := range h {
+		h[c] = 0xff
 	}
-	for ; i < len(p); i++ {
-		if !plainOctet[p[i]] {
+	for i := range len(digits) {
+		h[digits[i]] = uint8(i)
+	}
+	for v := range esc {
+		esc[v] = urlpath.IsCanonicalPattern("/%" + string([]byte{digits[v>>4], digits[v&15]}))
+	}
+	return h, esc
+}()
+
+// isCanonical is urlpath.IsCanonicalPattern, eight octets at a time for
+// the runs of plain octets that most patterns are, with escapes and a
+// final '$' checked by tables derived from urlpath; on any other octet it
+// asks urlpath.
+func isCanonical(p string) bool {
+	for i := 0; i < len(p); {
+		if i+8 <= len(p) && plainOctet[p[i]] && plainOctet[p[i+1]] && plainOctet[p[i+2]] && plainOctet[p[i+3]] &&
+			plainOctet[p[i+4]] && plainOctet[p[i+5]] && plainOctet[p[i+6]] && plainOctet[p[i+7]] {
+			i += 8
+			continue
+		}
+		switch c := p[i]; {
+		case plainOctet[c]:
+			i++
+		case c == '%' && i+2 < len(p) && upperHex[p[i+1]]|upperHex[p[i+2]] != 0xff &&
+			canonicalEscape[upperHex[p[i+1]]<<4|upperHex[p[i+2]]]:
+			i += 3
+		case c == '$' && i == len(p)-1:
+			i++
+		default:
 			return urlpath.IsCanonicalPattern(p)
 		}
 	}

@@ -424,7 +424,14 @@ func TestIsCanonical(t *testing.T) {
 			require.Equal(t, urlpath.IsCanonicalPattern(p), isCanonical(p), "%q", p)
 		}
 	}
-	for _, p := range []string{"", "/a$", "/a$b", "/abcdefgh$", "/abcdefg$h", "/%2A", "/%2a", "/%41", "/abcdefgh%2Aij", "/abcdefgh%zz", "/a*b#c"} {
+	for hi := range 256 {
+		for lo := range 256 {
+			p := "/ab%" + string([]byte{byte(hi), byte(lo)}) + "c"
+			require.Equal(t, urlpath.IsCanonicalPattern(p), isCanonical(p), "%q", p)
+		}
+	}
+	for _, p := range []string{"", "/a$", "/a$b", "/abcdefgh$", "/abcdefg$h", "/%2A", "/%2a", "/%41", "/abcdefgh%2Aij",
+		"/abcdefgh%zz", "/a*b#c", "/%", "/%2", "/a%D0%B7$", "/a%D0%B7$x", "%F0%9F%98%80/abcdefgh"} {
 		assert.Equal(t, urlpath.IsCanonicalPattern(p), isCanonical(p), "%q", p)
 	}
 }
