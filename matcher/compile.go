@@ -424,6 +424,11 @@ type scratch struct {
 	ids    []uint16
 	notes  []note
 	wildAt []wildAt
+	// The pieces of wildcard patterns built in the scratch (see
+	// buildLiterals).
+	slots     []uint64
+	pieceKeys []uint64
+	positions []uint32
 }
 
 // maxScratch is the most bytes of scratch kept between compiles: enough
@@ -434,6 +439,10 @@ const maxScratch = 24 << 10
 // maxScratchNodes is the most nodes a trie built in the scratch may need
 // (see newPatternSet): a file of about 300 rules.
 const maxScratchNodes = 640
+
+// maxScratchPieces is the most pieces of wildcard patterns a trie built in
+// the scratch sorts there (see buildLiterals).
+const maxScratchPieces = 1 << 9
 
 // scratchNodes is maxScratchNodes, or 0 in tests that build every trie in
 // place.
@@ -448,7 +457,8 @@ func (sc *scratch) release() {
 	n := cap(sc.entries)*int(unsafe.Sizeof(entry{})) + cap(sc.depths)*4 + cap(sc.above)*8 +
 		cap(sc.keys) + cap(sc.bits)*8 + cap(sc.canon) +
 		cap(sc.nodes)*int(unsafe.Sizeof(node{})) + cap(sc.edges) + cap(sc.meta) + cap(sc.ids)*2 +
-		cap(sc.notes)*int(unsafe.Sizeof(note{})) + cap(sc.wildAt)*int(unsafe.Sizeof(wildAt{}))
+		cap(sc.notes)*int(unsafe.Sizeof(note{})) + cap(sc.wildAt)*int(unsafe.Sizeof(wildAt{})) +
+		cap(sc.slots)*8 + cap(sc.pieceKeys)*8 + cap(sc.positions)*4
 	if n <= maxScratch {
 		scratchPool.Put(sc)
 	}

@@ -395,6 +395,10 @@ func TestTrieInScratchAsInPlace(t *testing.T) {
 				pattern += "/index.html"
 			case 1:
 				pattern += strings.Repeat("x", 2*maxEdge) // a chain of nodes
+			case 2:
+				if rng.IntN(20) == 0 {
+					pattern += strings.Repeat("*ab", maxScratchPieces) // too many pieces for the scratch
+				}
 			}
 			fmt.Fprintf(&b, "%s: /%s\nContent-Usage: /%s train-ai=n\n", []string{"Allow", "Disallow"}[rng.IntN(2)], pattern, pattern)
 		}

@@ -374,17 +374,28 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 		}
 	}
 	var pt pieceText
+	// Where the pieces of each entry are, for a set built in the scratch
+	// whose pieces are few too (a single rule can hold thousands).
+	var slots []uint64
+	piecesInScratch := inScratch && npieces <= maxScratchPieces
+	if nwild > 0 && piecesInScratch {
+		slots = resize(sc.slots, len(entries))
+		sc.slots = slots
+	}
 	if nwild > 0 {
-		s.wild = &wildSet{text: text, direct: directBudget,
-			wild: make([]wildRule, 0, nwild),
-			// Until the trie of the literals is built, a piece is where
-			// it starts in the text or, past its end, in copies (see
-			// pieceText).
-			pieces: make([]uint32, 0, npieces)}
+		s.wild = &wildSet{text: text, direct: directBudget, wild: make([]wildRule, 0, nwild)}
 		if inScratch {
 			s.wild.wildAt = resize(sc.wildAt, wildNodes)[:0]
 		} else {
 			s.wild.wildAt = make([]wildAt, 0, wildNodes)
+		}
+		// Until the trie of the literals is built, a piece is where it
+		// starts in the text or, past its end, in copies (see
+		// pieceText).
+		if piecesInScratch {
+			s.wild.pieces = resize(sc.positions, npieces)[:0] // laid out anew (see buildLiterals)
+		} else {
+			s.wild.pieces = make([]uint32, 0, npieces)
 		}
 		pt = pieceText{text: text, copies: make([]byte, 0, copies)}
 	}
@@ -423,7 +434,7 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 					ex = e
 				}
 			case wild:
-				s.wild.wild = append(s.wild.wild, s.wild.wildRule(&pt, e, int(lo), e.lit(text), anchored))
+				s.wild.wild = append(s.wild.wild, s.wild.wildRule(&pt, e, int(lo), e.lit(text), anchored, slots))
 			}
 		}
 		flags := uint32(0)
@@ -512,7 +523,10 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 		if reports {
 			ws.at = make([]uint32, len(ws.wild))
 		}
-		ws.buildLiterals(&pt, entries)
+		if slots != nil {
+			sc.positions = ws.pieces
+		}
+		ws.buildLiterals(&pt, entries, slots, sc)
 	}
 	return s
 }
