@@ -452,16 +452,64 @@ var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
 func newScratch() *scratch { return scratchPool.Get().(*scratch) }
 
-// release returns sc to the pool when it is small.
+// release returns sc to the pool, less its largest arrays while it holds
+// more than maxScratch bytes: a large file's arrays are not kept, and the
+// next file reuses the rest.
 func (sc *scratch) release() {
-	n := cap(sc.entries)*int(unsafe.Sizeof(entry{})) + cap(sc.depths)*4 + cap(sc.above)*8 +
-		cap(sc.keys) + cap(sc.bits)*8 + cap(sc.canon) +
-		cap(sc.nodes)*int(unsafe.Sizeof(node{})) + cap(sc.edges) + cap(sc.meta) + cap(sc.ids)*2 +
-		cap(sc.notes)*int(unsafe.Sizeof(note{})) + cap(sc.wildAt)*int(unsafe.Sizeof(wildAt{})) +
-		cap(sc.slots)*8 + cap(sc.pieceKeys)*8 + cap(sc.positions)*4
-	if n <= maxScratch {
-		scratchPool.Put(sc)
+	sizes := [...]int{
+		cap(sc.entries) * int(unsafe.Sizeof(entry{})), cap(sc.depths) * 4, cap(sc.above) * 8,
+		cap(sc.keys), cap(sc.bits) * 8, cap(sc.canon),
+		cap(sc.nodes) * int(unsafe.Sizeof(node{})), cap(sc.edges), cap(sc.meta), cap(sc.ids) * 2,
+		cap(sc.notes) * int(unsafe.Sizeof(note{})), cap(sc.wildAt) * int(unsafe.Sizeof(wildAt{})),
+		cap(sc.slots) * 8, cap(sc.pieceKeys) * 8, cap(sc.positions) * 4,
 	}
+	n := 0
+	for _, k := range sizes {
+		n += k
+	}
+	for n > maxScratch {
+		i := 0
+		for j, k := range sizes {
+			if k > sizes[i] {
+				i = j
+			}
+		}
+		n -= sizes[i]
+		sizes[i] = 0
+		switch i {
+		case 0:
+			sc.entries = nil
+		case 1:
+			sc.depths = nil
+		case 2:
+			sc.above = nil
+		case 3:
+			sc.keys = nil
+		case 4:
+			sc.bits = nil
+		case 5:
+			sc.canon = nil
+		case 6:
+			sc.nodes = nil
+		case 7:
+			sc.edges = nil
+		case 8:
+			sc.meta = nil
+		case 9:
+			sc.ids = nil
+		case 10:
+			sc.notes = nil
+		case 11:
+			sc.wildAt = nil
+		case 12:
+			sc.slots = nil
+		case 13:
+			sc.pieceKeys = nil
+		default:
+			sc.positions = nil
+		}
+	}
+	scratchPool.Put(sc)
 }
 
 // resize returns b with length n, in its own array when that is large
