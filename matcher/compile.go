@@ -450,12 +450,24 @@ var scratchNodes = maxScratchNodes
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
-func newScratch() *scratch { return scratchPool.Get().(*scratch) }
+// poolScratch is false in tests that measure the heap a Matcher keeps: a
+// scratch kept between compiles is not the Matcher's.
+var poolScratch = true
+
+func newScratch() *scratch {
+	if !poolScratch {
+		return new(scratch)
+	}
+	return scratchPool.Get().(*scratch)
+}
 
 // release returns sc to the pool, less its largest arrays while it holds
 // more than maxScratch bytes: a large file's arrays are not kept, and the
 // next file reuses the rest.
 func (sc *scratch) release() {
+	if !poolScratch {
+		return
+	}
 	sizes := [...]int{
 		cap(sc.entries) * int(unsafe.Sizeof(entry{})), cap(sc.depths) * 4, cap(sc.above) * 8,
 		cap(sc.keys), cap(sc.bits) * 8, cap(sc.canon),

@@ -286,7 +286,10 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 	sc.keys = sortEntries(entries, text, sc.keys)
 	nwild, copies := 0, 0
 	maxID := int32(0)
-	bound := 1 // the nodes at most: the root, and for each head its node, a branch above it, and the splits of its edge
+	// The nodes at most: the root, and for each head its node and a
+	// branch above it (a branch has two children at least), and the
+	// splits of their edges, which lie on the head's path from the root.
+	bound := 1
 	for i := range entries {
 		e := &entries[i]
 		maxID = max(maxID, e.id)
