@@ -624,17 +624,25 @@ func radixSort(entries []entry, keys []uint8, text string, d uint32) {
 			d += uint32(common)
 			continue
 		}
-		// Bucket b is entries[start[b]:end[b]]; next[b] is where its next
-		// entry goes.
-		var start, next [129]int32
-		sum, largest := int32(0), lo
+		// Bucket b is entries[next[b]:end[b]] as it is filled, next[b]
+		// being where its next entry goes; filled, it starts where the
+		// bucket before it ends (see startOf).
+		var next [129]int32
+		sum, largest, most := int32(0), lo, int32(0)
 		for b := lo; b <= hi; b++ {
-			start[b], next[b] = sum, sum
-			sum += end[b]
+			n := end[b]
+			next[b] = sum
+			sum += n
 			end[b] = sum
-			if end[b]-start[b] > end[largest]-start[largest] {
-				largest = b
+			if n > most {
+				largest, most = b, n
 			}
+		}
+		startOf := func(b uint8) int32 {
+			if b == lo {
+				return 0
+			}
+			return end[b-1]
 		}
 		// Put each entry in its bucket, following the cycles of the
 		// permutation.
@@ -653,14 +661,14 @@ func radixSort(entries []entry, keys []uint8, text string, d uint32) {
 		}
 		// Heads that end at d are equal; the others sort on from d+1.
 		for b := max(lo, 1); b <= hi; b++ {
-			if b != largest && end[b]-start[b] > 1 {
-				radixSort(entries[start[b]:end[b]], keys, text, d+1)
+			if b != largest && end[b]-startOf(b) > 1 {
+				radixSort(entries[startOf(b):end[b]], keys, text, d+1)
 			}
 		}
 		if largest == 0 {
 			return
 		}
-		entries, d = entries[start[largest]:end[largest]], d+1
+		entries, d = entries[startOf(largest):end[largest]], d+1
 	}
 }
 
