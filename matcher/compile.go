@@ -2,6 +2,7 @@ package matcher
 
 import (
 	"encoding/binary"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -56,13 +57,6 @@ func writtenAt(text string, at uint32) string {
 		n, start = lengthAt(text, start+n+1) // after the '*'
 	}
 	return text[start : start+n]
-}
-
-// noted reports whether a rule of canonical pattern canon is noted: only a
-// plain pattern as written is not. A canonical pattern holds a '$' only as
-// its last octet.
-func noted(canon string, allow, rewritten, star bool) bool {
-	return rewritten || star || strings.HasSuffix(canon, "$") || allow && indexRule(canon) >= 0
 }
 
 // appendLength appends the length of a string that follows it in the
@@ -155,7 +149,11 @@ func compile(r *parser.Robots, smallMax int, agents ...string) *Matcher {
 	var groups []*parser.Group
 	var valid []string
 	if r != nil {
-		groups, valid = selectGroups(r, agents)
+		// On the stack for a few agents and groups: the Matcher keeps
+		// neither.
+		var vbuf [4]string
+		var gbuf [8]*parser.Group
+		groups, valid = selectGroups(r, agents, gbuf[:0], vbuf[:0])
 	}
 	// Every array is sized before it is filled, so that each is allocated
 	// once, at its final size: a file of rules costs what the matcher keeps
@@ -163,12 +161,10 @@ func compile(r *parser.Robots, smallMax int, agents ...string) *Matcher {
 	// 8 times the input).
 	sc := newScratch()
 	defer sc.release()
-	sz := textSize{layout: true, scratch: sc.canon[:0]}
 	nagents, agentText := 0, 0
 	var delay time.Duration         // the largest Crawl-delay that applies
 	byLine, last := true, int32(-1) // the lines grow: they are the ids
 	top := int32(0)                 // the largest line
-	rewritten := sc.bits[:0]        // a bit per rule whose pattern is not canonical
 	k := 0
 	for _, g := range groups {
 		nagents += len(g.Agents)
@@ -176,29 +172,39 @@ func compile(r *parser.Robots, smallMax int, agents ...string) *Matcher {
 			agentText += agentSize(a)
 		}
 		delay = max(delay, crawlDelay(g, valid))
+		k += len(g.Rules)
 		for _, rl := range g.Rules {
-			if k%64 == 0 {
-				rewritten = append(rewritten, 0)
-			}
-			if sz.add(rl.Pattern, rl.Allow) {
-				rewritten[k/64] |= 1 << (k % 64)
-			}
-			k++
 			line := lineOf(rl.Line)
 			byLine = byLine && line > last
 			last, top = line, max(top, line)
 		}
 	}
-	sc.bits = rewritten
 	var text []byte
 	var lines []int32 // by id, when the ids are not the lines
 	var small []smallRule
-	isSmall := k <= smallMax && sz.plain <= maxSmallText && top <= maxSmallLine
-	if isSmall {
-		text = make([]byte, 0, sz.plain+agentText)
-		small, text, sz.scratch = compileSmall(groups, sz.patterns, rewritten, text, sz.scratch)
-	} else {
-		text, lines = compileTrie(groups, sz, byLine, rewritten, make([]byte, 0, sz.text+agentText), sc)
+	var npieces int
+	isSmall := false
+	if k <= smallMax && top <= maxSmallLine {
+		sz := textSize{scratch: sc.canon[:0]}
+		rewritten := resize(sc.bits, (k+63)/64) // a bit per rule whose pattern is not canonical
+		clear(rewritten)
+		i := 0
+		for _, g := range groups {
+			for _, rl := range g.Rules {
+				if sz.add(rl.Pattern, rl.Allow) {
+					rewritten[i/64] |= 1 << (i % 64)
+				}
+				i++
+			}
+		}
+		sc.bits, sc.canon = rewritten, sz.scratch
+		if isSmall = sz.plain <= maxSmallText; isSmall {
+			text = make([]byte, 0, sz.plain+agentText)
+			small, text, sc.canon = compileSmall(groups, sz.patterns, rewritten, text, sc.canon)
+		}
+	}
+	if !isSmall {
+		text, lines, npieces = compileTrie(groups, k, byLine, agentText, sc)
 	}
 	list, delays, text := compileAgents(groups, nagents, text)
 	var m *Matcher
@@ -206,7 +212,7 @@ func compile(r *parser.Robots, smallMax int, agents ...string) *Matcher {
 		m = &Matcher{text: finish(text), small: small}
 	} else {
 		tm := &trieMatcher{}
-		tm.trie = newPatternSet(sc.entries, sz.pieces, finish(text), true, true, sc)
+		tm.trie = newPatternSet(sc.entries, npieces, finish(text), true, true, sc)
 		m = &tm.m
 		m.text, m.trie = tm.trie.text, &tm.trie
 	}
@@ -219,60 +225,186 @@ func compile(r *parser.Robots, smallMax int, agents ...string) *Matcher {
 	return m
 }
 
-// compileTrie appends to text the patterns of the rules of groups, as the
-// trie keeps them (see above), and leaves their entries in sc.entries; it
-// returns the text, and the lines of the rules by id when byLine is false.
-func compileTrie(groups []*parser.Group, sz textSize, byLine bool, rewritten []uint64, text []byte, sc *scratch) ([]byte, []int32) {
-	var lines []int32
-	entries := resize(sc.entries, sz.patterns)[:0]
-	if !byLine {
-		lines = make([]int32, 0, sz.rules)
+// Facts of a rule's pattern that compileTrie finds when it sizes the text
+// and uses again when it fills it in, four bits a rule.
+const (
+	factRewritten = 1 << iota // not canonical
+	factEmpty                 // its canonical pattern is empty: it matches nothing
+	factNoted                 // noted (see above)
+	factIndex                 // an Allow under Google's index.html rule
+)
+
+// compileTrie returns the text of the k rules of groups as the trie keeps
+// them (see above), with room for agentText octets more, and leaves their
+// entries in sc.entries; it returns the lines of the rules by id when
+// byLine is false, and the pieces of their wildcard patterns.
+func compileTrie(groups []*parser.Group, k int, byLine bool, agentText int, sc *scratch) (text []byte, lines []int32, npieces int) {
+	// Size the text and the entries, and keep what that finds of each
+	// rule for filling them in.
+	facts := resize(sc.bits, (k+15)/16) // four bits a rule
+	clear(facts)
+	scratch := sc.canon[:0] // the canonical form of a pattern that is not canonical
+	size, patterns := 0, 0
+	idx := 0
+	for _, g := range groups {
+		for _, rl := range g.Rules {
+			f := ruleFacts(rl.Pattern, rl.Allow, &scratch, &size, &patterns)
+			facts[idx/16] |= uint64(f) << (4 * (idx % 16))
+			idx++
+		}
 	}
-	scratch := sz.scratch[:0] // the canonical form of a pattern that is not canonical
-	idx := int32(0)
+	text = make([]byte, 0, size+agentText)
+	entries := resize(sc.entries, patterns)[:0]
+	if !byLine {
+		lines = make([]int32, 0, k)
+	}
+	idx = 0
 	for _, g := range groups {
 		for _, rl := range g.Rules {
 			id := lineOf(rl.Line)
 			if !byLine {
 				lines = append(lines, id)
-				id = idx
+				id = int32(idx)
 			}
-			canonical := rewritten[idx/64]&(1<<(idx%64)) == 0
+			f := facts[idx/16] >> (4 * (idx % 16))
 			idx++
-			if rl.Pattern == "" {
+			if rl.Pattern == "" || f&factEmpty != 0 {
 				continue // it matches nothing (RFC 9309 §2.2.2)
 			}
 			canon := rl.Pattern
-			if !canonical {
+			rewritten := f&factRewritten != 0
+			if rewritten {
 				scratch = urlpath.AppendPattern(scratch[:0], rl.Pattern)
 				canon = unsafe.String(unsafe.SliceData(scratch), len(scratch))
 			}
-			if canon == "" {
-				continue
-			}
 			at := uint32(len(text))
-			star := strings.IndexByte(canon, '*') >= 0
-			isNoted := noted(canon, rl.Allow, !canonical, star)
+			star := strings.IndexByte(canon, '*')
+			isNoted := f&factNoted != 0
 			if isNoted {
 				text = appendLength(text, len(canon))
 			}
 			base := uint32(len(text))
 			text = append(text, canon...)
-			if isNoted && (!canonical || star) {
+			if isNoted && (rewritten || star >= 0) {
 				text = append(text, '*') // see pieceText
 			}
-			if !canonical {
+			if rewritten {
 				text = appendLength(text, len(rl.Pattern))
 				text = append(text, rl.Pattern...)
 				at |= rewrittenBit
 			}
 			// Appending to text later does not change these octets.
 			canon = unsafe.String(unsafe.SliceData(text[base:]), len(canon))
-			entries = appendEntries(entries, canon, base, id, rl.Allow, at, star)
+			lit, dollar := strings.CutSuffix(canon, "$")
+			head := len(lit)
+			if star >= 0 && star < head {
+				head = star
+			}
+			e, n := newEntry(base, lit, head, dollar, id, rl.Allow, at)
+			entries = append(entries, e)
+			npieces += n
+			if f&factIndex != 0 {
+				// As though "$" followed canon[:i+1] (see appendPatterns).
+				i := indexRule(canon)
+				e, n = newEntry(base, canon[:i+1], min(head, i+1), true, id, true, at)
+				entries = append(entries, e)
+				npieces += n
+			}
 		}
 	}
-	sc.entries, sc.canon = entries, scratch
-	return text, lines
+	sc.entries, sc.canon, sc.bits = entries, scratch, facts
+	return text, lines, npieces
+}
+
+// plainOctet says of each octet whether a canonical pattern holds it as
+// it is anywhere: as urlpath finds it, less '$' (only last) and '%' (an
+// escape, which must be canonical too).
+var plainOctet = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c != '$' && c != '%' && urlpath.IsCanonicalPattern(string([]byte{'/', byte(c)}))
+	}
+	return t
+}()
+
+// upperHex is the value of each upper-case hexadecimal digit, and 0xff for
+// any other octet; canonicalEscape says, of the escapes of two such
+// digits, by value, whether urlpath keeps it as it is.
+var upperHex, canonicalEscape = func() (h [256]uint8, esc [256]bool) {
+	const digits = "0123456789ABCDEF"
+	for c := range h {
+		h[c] = 0xff
+	}
+	for i := range len(digits) {
+		h[digits[i]] = uint8(i)
+	}
+	for v := range esc {
+		esc[v] = urlpath.IsCanonicalPattern("/%" + string([]byte{digits[v>>4], digits[v&15]}))
+	}
+	return h, esc
+}()
+
+// isCanonical is urlpath.IsCanonicalPattern, eight octets at a time for
+// the runs of plain octets that most patterns are, with escapes and a
+// final '$' checked by tables derived from urlpath; on any other octet it
+// asks urlpath.
+func isCanonical(p string) bool {
+	for i := 0; i < len(p); {
+		if i+8 <= len(p) && plainOctet[p[i]] && plainOctet[p[i+1]] && plainOctet[p[i+2]] && plainOctet[p[i+3]] &&
+			plainOctet[p[i+4]] && plainOctet[p[i+5]] && plainOctet[p[i+6]] && plainOctet[p[i+7]] {
+			i += 8
+			continue
+		}
+		switch c := p[i]; {
+		case plainOctet[c]:
+			i++
+		case c == '%' && i+2 < len(p) && upperHex[p[i+1]]|upperHex[p[i+2]] != 0xff &&
+			canonicalEscape[upperHex[p[i+1]]<<4|upperHex[p[i+2]]]:
+			i += 3
+		case c == '$' && i == len(p)-1:
+			i++
+		default:
+			return urlpath.IsCanonicalPattern(p)
+		}
+	}
+	return true
+}
+
+// ruleFacts returns the facts of a rule of pattern p, and adds to size
+// the octets the trie's text keeps of it and to patterns its entries;
+// scratch is the canonical form of p when p is not canonical.
+func ruleFacts(p string, allow bool, scratch *[]byte, size, patterns *int) uint8 {
+	if p == "" {
+		return factEmpty
+	}
+	canon, f := p, uint8(0)
+	if !isCanonical(p) {
+		f = factRewritten
+		*scratch = urlpath.AppendPattern((*scratch)[:0], p)
+		canon = unsafe.String(unsafe.SliceData(*scratch), len(*scratch))
+		if canon == "" {
+			return f | factEmpty
+		}
+	}
+	star := strings.IndexByte(canon, '*') >= 0
+	index := allow && indexRule(canon) >= 0
+	n := len(canon)
+	if f&factRewritten != 0 || star || canon[len(canon)-1] == '$' || index {
+		f |= factNoted
+		n += lengthSize(len(canon))
+		if star || f&factRewritten != 0 {
+			n++
+		}
+		if f&factRewritten != 0 {
+			n += lengthSize(len(p)) + len(p)
+		}
+	}
+	*size += n
+	*patterns++
+	if index {
+		f |= factIndex
+		*patterns++
+	}
+	return f
 }
 
 // scratch is the memory compiling a file uses and throws away. It is kept
@@ -285,23 +417,111 @@ type scratch struct {
 	keys    []uint8
 	bits    []uint64
 	canon   []byte
+	// A trie built in the scratch (see newPatternSet).
+	nodes  []node
+	edges  []uint8
+	meta   []uint8
+	ids    []uint16
+	notes  []note
+	wildAt []wildAt
+	// The pieces of wildcard patterns built in the scratch (see
+	// buildLiterals).
+	slots     []uint64
+	pieceKeys []uint64
+	positions []uint32
 }
 
 // maxScratch is the most bytes of scratch kept between compiles: enough
-// for a file of several hundred rules.
-const maxScratch = 16 << 10
+// for a file of several hundred rules, and for a trie of maxScratchNodes
+// built in it.
+const maxScratch = 24 << 10
+
+// maxScratchNodes is the most nodes a trie built in the scratch may need
+// (see newPatternSet): a file of about 300 rules.
+const maxScratchNodes = 640
+
+// maxScratchPieces is the most pieces of wildcard patterns a trie built in
+// the scratch sorts there (see buildLiterals).
+const maxScratchPieces = 1 << 9
+
+// scratchNodes is maxScratchNodes, or 0 in tests that build every trie in
+// place.
+var scratchNodes = maxScratchNodes
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
-func newScratch() *scratch { return scratchPool.Get().(*scratch) }
+// poolScratch is false in tests that measure the heap a Matcher keeps: a
+// scratch kept between compiles is not the Matcher's.
+var poolScratch = true
 
-// release returns sc to the pool when it is small.
-func (sc *scratch) release() {
-	n := cap(sc.entries)*int(unsafe.Sizeof(entry{})) + cap(sc.depths)*4 + cap(sc.above)*8 +
-		cap(sc.keys) + cap(sc.bits)*8 + cap(sc.canon)
-	if n <= maxScratch {
-		scratchPool.Put(sc)
+func newScratch() *scratch {
+	if !poolScratch {
+		return new(scratch)
 	}
+	return scratchPool.Get().(*scratch)
+}
+
+// release returns sc to the pool, less its largest arrays while it holds
+// more than maxScratch bytes: a large file's arrays are not kept, and the
+// next file reuses the rest.
+func (sc *scratch) release() {
+	if !poolScratch {
+		return
+	}
+	sizes := [...]int{
+		cap(sc.entries) * int(unsafe.Sizeof(entry{})), cap(sc.depths) * 4, cap(sc.above) * 8,
+		cap(sc.keys), cap(sc.bits) * 8, cap(sc.canon),
+		cap(sc.nodes) * int(unsafe.Sizeof(node{})), cap(sc.edges), cap(sc.meta), cap(sc.ids) * 2,
+		cap(sc.notes) * int(unsafe.Sizeof(note{})), cap(sc.wildAt) * int(unsafe.Sizeof(wildAt{})),
+		cap(sc.slots) * 8, cap(sc.pieceKeys) * 8, cap(sc.positions) * 4,
+	}
+	n := 0
+	for _, k := range sizes {
+		n += k
+	}
+	for n > maxScratch {
+		i := 0
+		for j, k := range sizes {
+			if k > sizes[i] {
+				i = j
+			}
+		}
+		n -= sizes[i]
+		sizes[i] = 0
+		switch i {
+		case 0:
+			sc.entries = nil
+		case 1:
+			sc.depths = nil
+		case 2:
+			sc.above = nil
+		case 3:
+			sc.keys = nil
+		case 4:
+			sc.bits = nil
+		case 5:
+			sc.canon = nil
+		case 6:
+			sc.nodes = nil
+		case 7:
+			sc.edges = nil
+		case 8:
+			sc.meta = nil
+		case 9:
+			sc.ids = nil
+		case 10:
+			sc.notes = nil
+		case 11:
+			sc.wildAt = nil
+		case 12:
+			sc.slots = nil
+		case 13:
+			sc.pieceKeys = nil
+		default:
+			sc.positions = nil
+		}
+	}
+	scratchPool.Put(sc)
 }
 
 // resize returns b with length n, in its own array when that is large
@@ -313,17 +533,15 @@ func resize[T any](b []T, n int) []T {
 	return b[:n]
 }
 
-// textSize counts what Compile stores for a list of rules, to size its
-// arrays exactly.
+// textSize counts what a small set or a set of Content-Usage rules stores
+// for a list of rules, to size its arrays exactly.
 type textSize struct {
 	rules, patterns int
 	// The octets of the canonical patterns, of the patterns as written
-	// that differ, and of what goes between (see Compile; without
-	// layout, only a '*' after a canonical pattern that holds one).
+	// that differ, and of a '*' after a canonical pattern that holds one
+	// (see pieceText).
 	text    int
 	plain   int    // the octets of the canonical patterns and of those as written that differ
-	layout  bool   // Compile's layout of rules
-	pieces  int    // the pieces of the wildcard patterns (see wildRule)
 	scratch []byte // the canonical form of the last pattern that is not canonical
 }
 
@@ -334,7 +552,7 @@ func (z *textSize) add(p string, allow bool) (rewritten bool) {
 	if p == "" {
 		return false
 	}
-	canon, rewritten := p, !urlpath.IsCanonicalPattern(p)
+	canon, rewritten := p, !isCanonical(p)
 	if rewritten {
 		z.scratch = urlpath.AppendPattern(z.scratch[:0], p)
 		canon = unsafe.String(unsafe.SliceData(z.scratch), len(z.scratch))
@@ -342,39 +560,18 @@ func (z *textSize) add(p string, allow bool) (rewritten bool) {
 	if canon == "" {
 		return rewritten
 	}
-	star := strings.IndexByte(canon, '*') >= 0
 	z.text += len(canon)
 	z.plain += len(canon)
+	if strings.IndexByte(canon, '*') >= 0 {
+		z.text++ // see pieceText
+	}
 	if rewritten {
 		z.plain += len(p)
-	}
-	switch {
-	case !z.layout:
-		if star {
-			z.text++ // see pieceText
-		}
-		if rewritten {
-			z.text += len(p)
-		}
-	case noted(canon, allow, rewritten, star):
-		z.text += lengthSize(len(canon))
-		if star || rewritten {
-			z.text++
-		}
-		if rewritten {
-			z.text += lengthSize(len(p)) + len(p)
-		}
+		z.text += len(p)
 	}
 	z.patterns++
-	if star {
-		z.pieces += countPieces(strings.TrimSuffix(canon, "$"))
-	}
-	if !allow {
-		return rewritten
-	}
-	if i := indexRule(canon); i >= 0 {
+	if allow && indexRule(canon) >= 0 {
 		z.patterns++
-		z.pieces += countPieces(canon[:i+1])
 	}
 	return rewritten
 }
@@ -403,22 +600,30 @@ func finish(text []byte) string {
 
 // appendEntries appends to entries the compiled patterns of a rule whose
 // canonical pattern canon starts at base in the text, and the rule at at,
-// canon holding a '*' when star, as appendPatterns compiles them: none for an empty pattern, one, or two
-// for an Allow under Google's index.html rule.
-func appendEntries(entries []entry, canon string, base uint32, id int32, allow bool, at uint32, star bool) []entry {
+// as appendPatterns compiles them: none for an empty pattern, one, or two
+// for an Allow under Google's index.html rule. It returns the pieces of
+// their wildcard patterns too.
+func appendEntries(entries []entry, canon string, base uint32, id int32, allow bool, at uint32) ([]entry, int) {
 	if canon == "" {
-		return entries
+		return entries, 0
 	}
 	lit, dollar := strings.CutSuffix(canon, "$")
-	entries = append(entries, newEntry(base, lit, dollar, id, allow, at, star))
+	head := strings.IndexByte(lit, '*')
+	if head < 0 {
+		head = len(lit)
+	}
+	e, pieces := newEntry(base, lit, head, dollar, id, allow, at)
+	entries = append(entries, e)
 	if !allow {
-		return entries
+		return entries, pieces
 	}
 	if i := indexRule(canon); i >= 0 {
 		// As though "$" followed canon[:i+1] (see appendPatterns).
-		entries = append(entries, newEntry(base, canon[:i+1], true, id, allow, at, star))
+		e, n := newEntry(base, canon[:i+1], min(head, i+1), true, id, allow, at)
+		entries = append(entries, e)
+		pieces += n
 	}
-	return entries
+	return entries, pieces
 }
 
 // agentLine is a user-agent line of the selected groups: its value is a
@@ -472,10 +677,10 @@ func compileAgents(groups []*parser.Group, n int, text []byte) (agentList, []tim
 	return list, delays, text
 }
 
-// selectGroups returns the groups that name one of the agents, or, when none
-// does, the global ("*") groups; and the agents that are names (parser.IsValidName).
-func selectGroups(r *parser.Robots, agents []string) ([]*parser.Group, []string) {
-	valid := make([]string, 0, len(agents))
+// selectGroups appends to groups the groups that name one of the agents,
+// or, when none does, the global ("*") groups, and to valid the agents that
+// are names (parser.IsValidName), and returns them.
+func selectGroups(r *parser.Robots, agents []string, groups []*parser.Group, valid []string) ([]*parser.Group, []string) {
 	for _, a := range agents {
 		if parser.IsValidName(a) {
 			valid = append(valid, a)
@@ -499,7 +704,7 @@ func selectGroups(r *parser.Robots, agents []string) ([]*parser.Group, []string)
 	if n == 0 {
 		return nil, valid
 	}
-	groups := make([]*parser.Group, 0, n)
+	groups = slices.Grow(groups, n)
 	for i := range r.Groups {
 		g := &r.Groups[i]
 		// No group names the crawler when the global ones apply: a

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/crawlkit/robots/internal/urlpath"
 	"github.com/crawlkit/robots/parser"
 )
 
@@ -337,4 +338,104 @@ func TestUsagePrefsShared(t *testing.T) {
 	assert.Len(t, m.more.usage.prefs, 100, "values that alternate")
 	assert.Equal(t, "search=y", m.Usage("/p99/x").Prefs.String())
 	assert.Equal(t, "train-ai=n", m.Usage("/p98/x").Prefs.String())
+}
+
+// sortPieces orders pieces as a comparison of their strings does, whatever
+// their number (runs of 16 or fewer are sorted by insertion, more by
+// octet), with pieces that are prefixes of others, equal ones, and copies
+// past the text (pieceText.copies).
+func TestSortPieces(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 500 {
+		var text strings.Builder
+		var starts []uint32
+		for range rng.IntN(80) {
+			text.WriteString("*")
+			starts = append(starts, uint32(text.Len()))
+			text.WriteString(letters(rng, "ab/", 1+rng.IntN(5)))
+		}
+		text.WriteString("$*") // as the text ends a pattern that holds a '*'
+		pt := pieceText{text: text.String()}
+		for range rng.IntN(10) {
+			if len(starts) > 0 {
+				p := pieceOf(pt.from(starts[rng.IntN(len(starts))]))
+				starts = append(starts, pt.copy(p[:rng.IntN(len(p))+1]))
+			}
+		}
+		rng.Shuffle(len(starts), func(i, j int) { starts[i], starts[j] = starts[j], starts[i] })
+		got := slices.Clone(starts)
+		sortPieces(got, &pt, 0)
+		pieces := func(ps []uint32) []string {
+			s := make([]string, len(ps))
+			for i, p := range ps {
+				s[i] = pieceOf(pt.from(p))
+			}
+			return s
+		}
+		want := pieces(starts)
+		slices.Sort(want)
+		require.Equal(t, want, pieces(got))
+		slices.Sort(got)
+		slices.Sort(starts)
+		require.Equal(t, starts, got, "a permutation")
+	}
+}
+
+// A trie built in the scratch and copied out is the trie built in place
+// after its nodes are counted, array for array.
+func TestTrieInScratchAsInPlace(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for range 300 {
+		var b strings.Builder
+		b.WriteString("User-agent: *\n")
+		for range rng.IntN(120) {
+			pattern := letters(rng, "ab/*$%é", rng.IntN(10))
+			switch rng.IntN(10) {
+			case 0:
+				pattern += "/index.html"
+			case 1:
+				pattern += strings.Repeat("x", 2*maxEdge) // a chain of nodes
+			case 2:
+				if rng.IntN(20) == 0 {
+					pattern += strings.Repeat("*ab", maxScratchPieces) // too many pieces for the scratch
+				}
+			}
+			fmt.Fprintf(&b, "%s: /%s\nContent-Usage: /%s train-ai=n\n", []string{"Allow", "Disallow"}[rng.IntN(2)], pattern, pattern)
+		}
+		r := parser.Parse([]byte(b.String()))
+		require.Equal(t, maxScratchNodes, scratchNodes)
+		inScratch := compile(r, -1, "a")
+		scratchNodes = 0
+		inPlace := compile(r, -1, "a")
+		scratchNodes = maxScratchNodes
+		require.Equal(t, inPlace.trie, inScratch.trie, "on\n%s", b.String())
+		require.Equal(t, inPlace.more, inScratch.more, "the Content-Usage rules' set too")
+		require.Equal(t, inPlace.Size(), inScratch.Size())
+	}
+}
+
+// isCanonical answers as urlpath.IsCanonicalPattern does, for patterns of
+// every octet at every place, escapes canonical or not, and a '$' inside
+// or last.
+func TestIsCanonical(t *testing.T) {
+	for c := range 256 {
+		for _, p := range []string{
+			string([]byte{byte(c)}),
+			"/" + string([]byte{byte(c)}),
+			"/abcdefgh" + string([]byte{byte(c)}) + "ijklmnop",
+			"/abcdef" + string([]byte{byte(c)}),
+		} {
+			require.Equal(t, urlpath.IsCanonicalPattern(p), isCanonical(p), "%q", p)
+		}
+	}
+	for hi := range 256 {
+		for lo := range 256 {
+			p := "/ab%" + string([]byte{byte(hi), byte(lo)}) + "c"
+			require.Equal(t, urlpath.IsCanonicalPattern(p), isCanonical(p), "%q", p)
+		}
+	}
+	for _, p := range []string{"", "/a$", "/a$b", "/abcdefgh$", "/abcdefg$h", "/%2A", "/%2a", "/%41", "/abcdefgh%2Aij",
+		"/abcdefgh%zz", "/a*b#c", "/%", "/%2", "/a%D0%B7$", "/a%D0%B7$x", "%F0%9F%98%80/abcdefgh"} {
+		assert.Equal(t, urlpath.IsCanonicalPattern(p), isCanonical(p), "%q", p)
+	}
 }

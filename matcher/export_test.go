@@ -1,6 +1,8 @@
 package matcher
 
 import (
+	"runtime"
+
 	"github.com/crawlkit/robots/internal/urlpath"
 	"github.com/crawlkit/robots/parser"
 )
@@ -57,3 +59,15 @@ func CompileSmall(r *parser.Robots, agents ...string) *Matcher {
 
 // IsSmall reports whether m was compiled small.
 func (m *Matcher) IsSmall() bool { return m.small != nil }
+
+// WithoutScratchPool runs fn with compiling keeping no scratch between
+// compiles, and the scratch kept before collected, so that a measure of
+// the heap within fn counts what fn keeps, not what the pool keeps or
+// drops (under -race, sync.Pool drops what it is given at random).
+func WithoutScratchPool(fn func()) {
+	poolScratch = false
+	defer func() { poolScratch = true }()
+	runtime.GC() // the pool's items move to its victim cache,
+	runtime.GC() // and are collected
+	fn()
+}

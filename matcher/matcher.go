@@ -251,7 +251,7 @@ func MatchOnce(r *parser.Robots, path string, agents ...string) Result {
 	}
 	var groups []*parser.Group
 	if r != nil {
-		groups, _ = selectGroups(r, agents)
+		groups, _ = selectGroups(r, agents, nil, nil)
 	}
 	if len(groups) == 0 {
 		return Result{Allowed: true, Reason: NoGroup}

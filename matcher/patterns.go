@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"slices"
-	"strings"
 	"unsafe"
 )
 
@@ -213,16 +212,11 @@ const (
 	entryFlags    = entryAllow | entryDollar | entryAnchored | entryKind
 )
 
-// newEntry places a pattern of literal lit, at base in the text, followed
-// by '$' when dollar, for id; its rule starts at at. Without star, lit
-// holds no '*'.
-func newEntry(base uint32, lit string, dollar bool, id int32, allow bool, at uint32, star bool) entry {
-	head := len(lit)
-	if star {
-		if i := strings.IndexByte(lit, '*'); i >= 0 {
-			head = i
-		}
-	}
+// newEntry places a pattern of literal lit, whose first '*' is at head
+// (len(lit) when it holds none), at base in the text, followed by '$' when
+// dollar, for id; its rule starts at at. It returns the entry and the
+// pieces of the pattern when it is a wildcard one (countPieces).
+func newEntry(base uint32, lit string, head int, dollar bool, id int32, allow bool, at uint32) (entry, int) {
 	e := entry{base: base, head: uint32(head), n: uint32(len(lit)), id: id, at: at}
 	if allow {
 		e.n |= entryAllow
@@ -231,18 +225,27 @@ func newEntry(base uint32, lit string, dollar bool, id int32, allow bool, at uin
 		e.n |= entryDollar
 	}
 	// The kind, as newPattern finds it.
-	switch {
-	case head == len(lit) && dollar:
-		e.n |= uint32(exact) << 27
-	case head == len(lit) || strings.Trim(lit[head:], "*") == "":
-		// prefix: trailing stars absorb the rest of the path
-	default:
+	if head == len(lit) {
+		if dollar {
+			e.n |= uint32(exact) << 27
+		}
+		return e, 0
+	}
+	// The pieces: runs of octets after a '*'. None makes a prefix:
+	// trailing stars absorb the rest of the path.
+	pieces := 0
+	for i := head + 1; i < len(lit); i++ {
+		if lit[i] != '*' && lit[i-1] == '*' {
+			pieces++
+		}
+	}
+	if pieces > 0 {
 		e.n |= uint32(wild) << 27
-		if dollar && !strings.HasSuffix(lit, "*") {
+		if dollar && lit[len(lit)-1] != '*' {
 			e.n |= entryAnchored
 		}
 	}
-	return e
+	return e, pieces
 }
 
 func (e *entry) litLen() uint32 { return e.n &^ entryFlags }
@@ -281,64 +284,122 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 	s := patternSet{text: text}
 	head := func(e *entry) string { return text[e.base : e.base+e.head] }
 	sc.keys = sortEntries(entries, text, sc.keys)
-	// Count the nodes, and what they hold beside a plain pattern that is
-	// their string: entries of one head are adjacent.
-	nc := nodeCounter{maxEdge: maxEdge}
-	nwild, wildNodes, notes, copies := 0, 0, 0, 0
+	nwild, copies := 0, 0
 	maxID := int32(0)
-	prev := ""
-	for lo := 0; lo < len(entries); {
-		h := head(&entries[lo])
-		nc.next(h, commonPrefix(prev, h))
-		prev = h
-		hi := lo
-		exacts, wilds := false, false
-		var plain *entry
-		for ; hi < len(entries) && head(&entries[hi]) == h; hi++ {
-			e := &entries[hi]
-			maxID = max(maxID, e.id)
-			switch k, _ := e.kind(); k {
-			case wild:
-				nwild++
-				copies += e.copySize(text)
-				wilds = true
-			case exact:
-				exacts = true
-			default:
-				if plain == nil || full(e.rank(), e.id) > full(plain.rank(), plain.id) {
-					plain = e
+	// The nodes at most: the root, and for each head its node and a
+	// branch above it (a branch has two children at least), and the
+	// splits of their edges, which lie on the head's path from the root.
+	bound := 1
+	for i := range entries {
+		e := &entries[i]
+		maxID = max(maxID, e.id)
+		if k, _ := e.kind(); k == wild {
+			nwild++
+			copies += e.copySize(text)
+		}
+		bound += 2 + int(e.head)/maxEdge
+	}
+	wide := maxID > 1<<16-1
+	// A set of a few hundred entries is built in the scratch, sized for
+	// the most nodes it can have, and copied out at its size: no pass
+	// counts them. A larger one counts them first, and is built in place,
+	// so that what it throws away stays small beside what it keeps.
+	inScratch := bound <= scratchNodes
+	var n, wildNodes int
+	var nodes []node
+	var edges, meta []uint8
+	var ids []uint16
+	if inScratch {
+		n = bound
+		nodes = resize(sc.nodes, n+1)[:1]
+		edges, meta = resize(sc.edges, n), resize(sc.meta, n)
+		ids = resize(sc.ids, n)
+		if wide {
+			ids = resize(sc.ids, 2*n)
+		}
+		clear(ids) // a node with no plain pattern keeps id 0
+		s.notes = sc.notes[:0]
+		wildNodes = nwild
+	} else {
+		// Count the nodes, and what they hold beside a plain pattern that
+		// is their string: entries of one head are adjacent.
+		nc := nodeCounter{maxEdge: maxEdge}
+		notes := 0
+		prev := ""
+		for lo := 0; lo < len(entries); {
+			h := head(&entries[lo])
+			nc.next(h, commonPrefix(prev, h))
+			prev = h
+			hi := lo
+			exacts, wilds := false, false
+			var plain *entry
+			for ; hi < len(entries) && head(&entries[hi]) == h; hi++ {
+				e := &entries[hi]
+				switch k, _ := e.kind(); k {
+				case wild:
+					wilds = true
+				case exact:
+					exacts = true
+				default:
+					if plain == nil || full(e.rank(), e.id) > full(plain.rank(), plain.id) {
+						plain = e
+					}
 				}
 			}
+			if exacts {
+				notes++
+			}
+			if wilds {
+				wildNodes++
+			}
+			if plain != nil && plain.noted() {
+				notes++ // at most: the pattern may be beaten above
+			}
+			lo = hi
 		}
-		if exacts {
-			notes++
+		n = min(nc.total(), maxNodes)
+		nodes = make([]node, 1, n+1) // and the sentinel
+		s.octets = make([]uint8, 2*n+wordPad)
+		edges, meta = s.octets[:n], s.octets[n+wordPad:]
+		if wide {
+			ids = make([]uint16, 2*n)
+		} else {
+			ids = make([]uint16, n)
 		}
-		if wilds {
-			wildNodes++
-		}
-		if plain != nil && plain.noted() {
-			notes++ // at most: the pattern may be beaten above
-		}
-		lo = hi
+		s.ids = ids
+		s.notes = make([]note, 0, notes)
 	}
-	n := min(nc.total(), maxNodes)
-	s.nodes = make([]node, 1, n+1) // and the sentinel
-	s.octets = make([]uint8, 2*n+wordPad)
-	meta := s.octets[n+wordPad:]
-	if maxID > 1<<16-1 {
-		s.ids = make([]uint16, 2*n)
-	} else {
-		s.ids = make([]uint16, n)
+	setID := func(q, id int32) {
+		if wide {
+			ids[2*q], ids[2*q+1] = uint16(id), uint16(uint32(id)>>16)
+		} else {
+			ids[q] = uint16(id)
+		}
 	}
-	s.notes = make([]note, 0, notes)
 	var pt pieceText
+	// Where the pieces of each entry are, for a set built in the scratch
+	// whose pieces are few too (a single rule can hold thousands).
+	var slots []uint64
+	piecesInScratch := inScratch && npieces <= maxScratchPieces
+	if nwild > 0 && piecesInScratch {
+		slots = resize(sc.slots, len(entries))
+		sc.slots = slots
+	}
 	if nwild > 0 {
-		s.wild = &wildSet{text: text, direct: directBudget,
-			wildAt: make([]wildAt, 0, wildNodes), wild: make([]wildRule, 0, nwild),
-			// Until the trie of the literals is built, a piece is where
-			// it starts in the text or, past its end, in copies (see
-			// pieceText).
-			pieces: make([]uint32, 0, npieces)}
+		s.wild = &wildSet{text: text, direct: directBudget, wild: make([]wildRule, 0, nwild)}
+		if inScratch {
+			s.wild.wildAt = resize(sc.wildAt, wildNodes)[:0]
+		} else {
+			s.wild.wildAt = make([]wildAt, 0, wildNodes)
+		}
+		// Until the trie of the literals is built, a piece is where it
+		// starts in the text or, past its end, in copies (see
+		// pieceText).
+		if piecesInScratch {
+			s.wild.pieces = resize(sc.positions, npieces)[:0] // laid out anew (see buildLiterals)
+		} else {
+			s.wild.pieces = make([]uint32, 0, npieces)
+		}
 		pt = pieceText{text: text, copies: make([]byte, 0, copies)}
 	}
 	// Scratch for the build, by node: the depth of its string, and the
@@ -346,13 +407,14 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 	sc.depths, sc.above = resize(sc.depths, n), resize(sc.above, n)
 	depths, above := sc.depths, sc.above
 	depths[0], above[0] = 0, 0
+	meta[0] = 0
 	// Breadth first, so that the children of a node are appended together.
 	// Until it is filled in, a node holds the sorted entries
 	// [off, child) that start with its string: the trie needs no queue
 	// beside it.
-	s.nodes[0] = node{off: 0, child: uint32(len(entries))}
-	for q := 0; q < len(s.nodes); q++ {
-		lo, hi, depth := s.nodes[q].off, s.nodes[q].child, depths[q]
+	nodes[0] = node{off: 0, child: uint32(len(entries))}
+	for q := 0; q < len(nodes); q++ {
+		lo, hi, depth := nodes[q].off, nodes[q].child, depths[q]
 		off := uint32(0)
 		if q > 0 {
 			off = entries[lo].base + depth - uint32(meta[q]&tailMask)
@@ -375,7 +437,7 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 					ex = e
 				}
 			case wild:
-				s.wild.wild = append(s.wild.wild, s.wild.wildRule(&pt, e, int(lo), e.lit(text), anchored))
+				s.wild.wild = append(s.wild.wild, s.wild.wildRule(&pt, e, int(lo), e.lit(text), anchored, slots))
 			}
 		}
 		flags := uint32(0)
@@ -389,7 +451,7 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 				if plain.allow() {
 					meta[q] |= metaAllow
 				}
-				s.setID(int32(q), plain.id)
+				setID(int32(q), plain.id)
 				if plain.noted() {
 					s.notes = append(s.notes, note{key: uint32(q) << 1, id: plain.id, rank: plain.rank(), at: plain.at})
 					flags |= withNote
@@ -405,7 +467,7 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 			s.wild.wildAt = append(s.wild.wildAt, wildAt{int32(q), int32(wildLo), int32(len(s.wild.wild)), depth})
 			flags |= withWild
 		}
-		first := len(s.nodes)
+		first := len(nodes)
 		for i := lo; i < hi; {
 			a := head(&entries[i])
 			b := a[depth]
@@ -416,44 +478,68 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 			// The entries are sorted, so the common prefix of the first
 			// and the last of a run is common to all of it.
 			tail := min(uint32(commonPrefix(a[depth+1:], head(&entries[k-1])[depth+1:])), maxTail)
-			c := len(s.nodes)
+			c := len(nodes)
 			if c == n {
 				// Past maxNodes: the rest of the trie is not built (no
 				// Robots that fits in memory comes near).
 				break
 			}
-			s.nodes = append(s.nodes, node{off: i, child: k})
-			s.octets[c] = b
+			nodes = append(nodes, node{off: i, child: k})
+			edges[c] = b
 			meta[c] = uint8(tail)
 			depths[c], above[c] = depth+1+tail, above[q]
 			i = k
 		}
-		s.nodes[q] = node{off: off, child: uint32(first)<<nodeFlags | flags}
+		nodes[q] = node{off: off, child: uint32(first)<<nodeFlags | flags}
 	}
-	s.nodes = append(s.nodes, node{child: uint32(len(s.nodes)) << nodeFlags})
-	if len(s.notes) < cap(s.notes) {
-		s.notes = slices.Clone(s.notes) // plain patterns beaten above: no slack
+	nodes = append(nodes, node{child: uint32(len(nodes)) << nodeFlags})
+	if inScratch {
+		// Copied out at their size; the scratch keeps no text.
+		sc.nodes, sc.edges, sc.meta, sc.ids = nodes, edges, meta, ids
+		n = len(nodes) - 1
+		s.nodes = cloneExact(nodes)
+		s.octets = make([]uint8, 2*n+wordPad)
+		copy(s.octets, edges[:n])
+		copy(s.octets[n+wordPad:], meta[:n])
+		if wide {
+			s.ids = cloneExact(ids[:2*n])
+		} else {
+			s.ids = cloneExact(ids[:n])
+		}
+		sc.notes = s.notes
+		s.notes = cloneExact(s.notes)
+		if s.wild != nil {
+			sc.wildAt = s.wild.wildAt
+			s.wild.wildAt = cloneExact(s.wild.wildAt)
+		}
+	} else {
+		s.nodes = nodes
+		if len(s.notes) < cap(s.notes) {
+			s.notes = cloneExact(s.notes) // plain patterns beaten above: no slack
+		}
 	}
 	if s.wild != nil {
 		ws := s.wild
 		if len(ws.wild) < cap(ws.wild) {
-			ws.wild = slices.Clone(ws.wild) // equal patterns were dropped: no slack
+			ws.wild = cloneExact(ws.wild) // equal patterns were dropped: no slack
 		}
 		if reports {
 			ws.at = make([]uint32, len(ws.wild))
 		}
-		ws.buildLiterals(&pt, entries)
+		if slots != nil {
+			sc.positions = ws.pieces
+		}
+		ws.buildLiterals(&pt, entries, slots, sc)
 	}
 	return s
 }
 
-// setID sets the id of the plain pattern of node n.
-func (s *patternSet) setID(n, id int32) {
-	if s.wideIDs() {
-		s.ids[2*n], s.ids[2*n+1] = uint16(id), uint16(uint32(id)>>16)
-		return
-	}
-	s.ids[n] = uint16(id)
+// cloneExact returns a copy of b whose capacity is its length (not rounded
+// up to a size class, as slices.Clone's may be: a set counts capacities).
+func cloneExact[T any](b []T) []T {
+	c := make([]T, len(b))
+	copy(c, b)
+	return c
 }
 
 // sortNode orders the wildcard patterns of one node, wild[lo:], best rank
@@ -538,17 +624,25 @@ func radixSort(entries []entry, keys []uint8, text string, d uint32) {
 			d += uint32(common)
 			continue
 		}
-		// Bucket b is entries[start[b]:end[b]]; next[b] is where its next
-		// entry goes.
-		var start, next [129]int32
-		sum, largest := int32(0), lo
+		// Bucket b is entries[next[b]:end[b]] as it is filled, next[b]
+		// being where its next entry goes; filled, it starts where the
+		// bucket before it ends (see startOf).
+		var next [129]int32
+		sum, largest, most := int32(0), lo, int32(0)
 		for b := lo; b <= hi; b++ {
-			start[b], next[b] = sum, sum
-			sum += end[b]
+			n := end[b]
+			next[b] = sum
+			sum += n
 			end[b] = sum
-			if end[b]-start[b] > end[largest]-start[largest] {
-				largest = b
+			if n > most {
+				largest, most = b, n
 			}
+		}
+		startOf := func(b uint8) int32 {
+			if b == lo {
+				return 0
+			}
+			return end[b-1]
 		}
 		// Put each entry in its bucket, following the cycles of the
 		// permutation.
@@ -567,14 +661,14 @@ func radixSort(entries []entry, keys []uint8, text string, d uint32) {
 		}
 		// Heads that end at d are equal; the others sort on from d+1.
 		for b := max(lo, 1); b <= hi; b++ {
-			if b != largest && end[b]-start[b] > 1 {
-				radixSort(entries[start[b]:end[b]], keys, text, d+1)
+			if b != largest && end[b]-startOf(b) > 1 {
+				radixSort(entries[startOf(b):end[b]], keys, text, d+1)
 			}
 		}
 		if largest == 0 {
 			return
 		}
-		entries, d = entries[start[largest]:end[largest]], d+1
+		entries, d = entries[startOf(largest):end[largest]], d+1
 	}
 }
 

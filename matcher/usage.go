@@ -228,7 +228,7 @@ func compileUsage(groups []*parser.Group) *usageRules {
 		}
 		c, base, id := canon(i), paths[i].off, int32(len(u.pats))
 		patOf[i] = id
-		entries = appendEntries(entries, c, base, id, false, 0, strings.IndexByte(c, '*') >= 0)
+		entries, _ = appendEntries(entries, c, base, id, false, 0)
 		if strings.IndexByte(c, '*') >= 0 {
 			pieces += countPieces(strings.TrimSuffix(c, "$")) // of the distinct paths, not of every rule
 		}

@@ -193,8 +193,9 @@ func (s *wildSet) samePattern(entries []entry, a, b *wildRule) bool {
 // wildRule returns the wildcard rule of entry entries[i], e, of literal
 // lit, and appends its pieces, the runs between its stars, to s.pieces,
 // each as where it starts in pt.
-func (s *wildSet) wildRule(pt *pieceText, e *entry, i int, lit string, anchored bool) wildRule {
+func (s *wildSet) wildRule(pt *pieceText, e *entry, i int, lit string, anchored bool, slots []uint64) wildRule {
 	w := wildRule{rank: full(e.rank(), e.id), pieces: uint32(i)}
+	first := len(s.pieces)
 	var f featurePicker
 	copied := e.copySize(s.text) > 0
 	forPieces(lit, int(e.head), func(at int, piece string) {
@@ -206,6 +207,9 @@ func (s *wildSet) wildRule(pt *pieceText, e *entry, i int, lit string, anchored 
 		f.add(piece)
 	})
 	w.needs = f.pick()
+	if slots != nil {
+		slots[i] = uint64(first)<<32 | uint64(len(s.pieces)-first)
+	}
 	if anchored {
 		w.pieces |= anchoredBit
 	}
@@ -309,6 +313,102 @@ func comparePieces(a, b string) int {
 	}
 }
 
+// sortPieces sorts pieces, positions in pt of pieces whose first d octets
+// are the same, by the strings of their pieces: an in-place radix sort an
+// octet at a time, as sortEntries does, which reads the common prefix of
+// pieces that share one once, where a sort by comparisons reads it again
+// for every comparison. It keeps no octet per piece beside them (a file
+// of short pieces holds one for every two octets of it): an octet moved
+// is read again.
+func sortPieces[T uint32 | uint64](pieces []T, pt *pieceText, d uint32) {
+	// bucket is 0 for a piece that ends at d, 1 + its octet at d else:
+	// canonical patterns are ASCII.
+	bucket := func(p T) uint8 {
+		c := pt.from(piecePos(p))[d]
+		if pieceEnds(c) {
+			return 0
+		}
+		return 1 + c&0x7f
+	}
+	for len(pieces) > 1 {
+		if len(pieces) <= 16 {
+			for i := 1; i < len(pieces); i++ {
+				v := pieces[i]
+				j := i
+				for ; j > 0 && comparePieces(pt.from(piecePos(v))[d:], pt.from(piecePos(pieces[j-1]))[d:]) < 0; j-- {
+					pieces[j] = pieces[j-1]
+				}
+				pieces[j] = v
+			}
+			return
+		}
+		var end [129]int32
+		lo, hi := uint8(128), uint8(0) // the buckets used
+		for _, p := range pieces {
+			b := bucket(p)
+			end[b]++
+			lo, hi = min(lo, b), max(hi, b)
+		}
+		if lo == hi {
+			if lo == 0 {
+				return // equal pieces
+			}
+			// One octet in common, and maybe more: skip them all.
+			first, common := pt.from(piecePos(pieces[0])), uint32(1<<31)
+			for _, p := range pieces[1:] {
+				common = min(common, commonPieces(first, pt.from(piecePos(p)), d+1))
+				if common == d+1 {
+					break
+				}
+			}
+			d = common
+			continue
+		}
+		// Bucket b is pieces[start[b]:end[b]]; next[b] is where its next
+		// piece goes.
+		var start, next [129]int32
+		sum, largest := int32(0), lo
+		for b := lo; b <= hi; b++ {
+			start[b], next[b] = sum, sum
+			sum += end[b]
+			end[b] = sum
+			if end[b]-start[b] > end[largest]-start[largest] {
+				largest = b
+			}
+		}
+		// Put each piece in its bucket, following the cycles of the
+		// permutation.
+		for b := lo; b <= hi; b++ {
+			for next[b] < end[b] {
+				v := pieces[next[b]]
+				for t := bucket(v); t != b; t = bucket(v) {
+					k := next[t]
+					next[t]++
+					pieces[k], v = v, pieces[k]
+				}
+				pieces[next[b]] = v
+				next[b]++
+			}
+		}
+		// Pieces that end at d are equal; the others sort on from d+1.
+		for b := max(lo, 1); b <= hi; b++ {
+			if b != largest && end[b]-start[b] > 1 {
+				sortPieces(pieces[start[b]:end[b]], pt, d+1)
+			}
+		}
+		if largest == 0 {
+			return
+		}
+		pieces, d = pieces[start[largest]:end[largest]], d+1
+	}
+}
+
+// piecePos returns where a piece starts in a pieceText: p itself, or the
+// high half of a word whose low half is the piece's slot.
+func piecePos[T uint32 | uint64](p T) uint32 {
+	return uint32(uint64(p) >> (8*unsafe.Sizeof(p) - 32))
+}
+
 // commonPieces returns the length of the common prefix of the pieces at
 // the starts of a and b, which have their first from octets in common.
 func commonPieces(a, b string, from uint32) uint32 {
@@ -322,53 +422,55 @@ func commonPieces(a, b string, from uint32) uint32 {
 // buildLiterals builds the radix trie of the distinct strings of the
 // pieces, which start where s.pieces says in the text, and lays out the
 // pieces of each wildcard pattern, made from entries, as nodes of it.
-func (s *wildSet) buildLiterals(pt *pieceText, entries []entry) {
+//
+// With slots, which say where the pieces of each entry are in s.pieces
+// (first<<32 | count, by entry), each piece is sorted with its slot, in
+// sc, so that the node found for it is written to its slot as the trie is
+// built; the pieces of the patterns are then copied from their slots.
+// Without, the pieces are sorted in place, and each pattern's pieces are
+// looked up in the trie from its literal: nothing is kept per piece beside
+// them.
+func (s *wildSet) buildLiterals(pt *pieceText, entries []entry, slots []uint64, sc *scratch) {
 	if len(s.pieces) == 0 {
 		return
 	}
-	text, pieces := s.text, s.pieces
-	slices.SortFunc(pieces, func(a, b uint32) int { return comparePieces(pt.from(a), pt.from(b)) })
-	nodes := radixNodes(len(pieces), 0, func(i int) string { return pieceOf(pt.from(pieces[i])) })
-	s.litNodes = make([]litNode, 1, nodes)
-	s.edge0 = make([]uint8, 1, nodes)
-	// The children of node q are litNodes[first[q]:first[q+1]], known while
-	// the trie is built: the look-ups below need them.
-	first := make([]int32, nodes+1)
-	// Breadth first. Until it is filled in, a node holds its job, the
-	// sorted pieces pieces[off:depth] that start with its string: the
-	// trie needs no queue beside it. A piece that starts at p has the
-	// octet pt.from(p)[d] at depth d, or ends there.
-	s.litNodes[0].depth = uint32(len(pieces))
-	for q := range int32(nodes) {
-		nd := &s.litNodes[q]
-		lo, hi, depth := nd.off, nd.depth, uint32(0)
-		nd.off = 0
-		if q > 0 {
-			// Sorted: the common prefix of the first and the last of
-			// the run is common to all of it. The last is in the text:
-			// a copy sorts before the piece of the text it is a prefix
-			// of.
-			depth = commonPieces(pt.from(pieces[lo]), pt.from(pieces[hi-1]), s.litNodes[s.parentOf(q)].depth+1)
-			nd.off = pieces[hi-1]
-		}
-		nd.depth = depth
-		first[q] = int32(len(s.litNodes))
-		for lo < hi && pieceEnds(pt.from(pieces[lo])[depth]) {
-			lo++ // the node's string is this piece
-		}
-		for i := lo; i < hi; {
-			b := pt.from(pieces[i])[depth]
-			k := i + 1
-			for k < hi && pt.from(pieces[k])[depth] == b {
-				k++
-			}
-			s.litNodes = append(s.litNodes, litNode{parent: q, off: i, depth: k})
-			s.edge0 = append(s.edge0, b)
-			i = k
-		}
+	if slots == nil {
+		s.literalsInPlace(pt, entries)
+		return
 	}
-	first[nodes] = int32(nodes)
-	s.fan = newFanout(first, nodes)
+	keyed := resize(sc.pieceKeys, len(s.pieces))
+	for i, p := range s.pieces {
+		keyed[i] = uint64(p)<<32 | uint64(i)
+	}
+	sortPieces(keyed, pt, 0)
+	nodeOf := s.pieces // by slot: each position is read into keyed
+	first := buildLiteralTrie(s, keyed, pt, func(k uint64, q int32) { nodeOf[uint32(k)] = uint32(q) })
+	sc.pieceKeys = keyed
+	s.fan = newFanout(first, len(s.litNodes))
+	n := 0
+	for i := range s.wild {
+		n += int(uint32(slots[s.wild[i].pieces&^anchoredBit]))
+	}
+	pieces := make([]uint32, 0, n)
+	for i := range s.wild {
+		w := &s.wild[i]
+		k := w.pieces &^ anchoredBit
+		if s.at != nil {
+			s.at[i] = entries[k].at
+		}
+		at, count := slots[k]>>32, uint32(slots[k])
+		w.pieces = uint32(len(pieces)) | w.pieces&anchoredBit
+		pieces = append(pieces, nodeOf[at:at+uint64(count)]...)
+	}
+	s.pieces = pieces
+}
+
+// literalsInPlace is buildLiterals without slots.
+func (s *wildSet) literalsInPlace(pt *pieceText, entries []entry) {
+	text, pieces := s.text, s.pieces
+	sortPieces(pieces, pt, 0)
+	first := buildLiteralTrie(s, pieces, pt, nil)
+	s.fan = newFanout(first, len(s.litNodes))
 	// The pieces, sorted, are spent: each pattern's pieces, read again
 	// from its literal, become the nodes of their strings, in the order
 	// of the patterns. Those of patterns dropped as equal to another
@@ -388,8 +490,57 @@ func (s *wildSet) buildLiterals(pt *pieceText, entries []entry) {
 	}
 	s.pieces = pieces[:at]
 	if len(s.pieces) < cap(s.pieces) {
-		s.pieces = slices.Clone(s.pieces) // equal patterns were dropped: no slack
+		s.pieces = cloneExact(s.pieces) // equal patterns were dropped: no slack
 	}
+}
+
+// buildLiteralTrie builds s.litNodes and s.edge0 from the sorted pieces
+// (see piecePos), calling found, when not nil, with each piece and the
+// node of its string. It returns where the children of each node are:
+// litNodes[first[q]:first[q+1]].
+func buildLiteralTrie[T uint32 | uint64](s *wildSet, pieces []T, pt *pieceText, found func(p T, q int32)) (first []int32) {
+	nodes := radixNodes(len(pieces), 0, func(i int) string { return pieceOf(pt.from(piecePos(pieces[i]))) })
+	s.litNodes = make([]litNode, 1, nodes)
+	s.edge0 = make([]uint8, 1, nodes)
+	first = make([]int32, nodes+1)
+	// Breadth first. Until it is filled in, a node holds its job, the
+	// sorted pieces pieces[off:depth] that start with its string: the
+	// trie needs no queue beside it. A piece that starts at p has the
+	// octet pt.from(p)[d] at depth d, or ends there.
+	s.litNodes[0].depth = uint32(len(pieces))
+	for q := range int32(nodes) {
+		nd := &s.litNodes[q]
+		lo, hi, depth := nd.off, nd.depth, uint32(0)
+		nd.off = 0
+		if q > 0 {
+			// Sorted: the common prefix of the first and the last of
+			// the run is common to all of it. The last is in the text:
+			// a copy sorts before the piece of the text it is a prefix
+			// of.
+			depth = commonPieces(pt.from(piecePos(pieces[lo])), pt.from(piecePos(pieces[hi-1])), s.litNodes[s.parentOf(q)].depth+1)
+			nd.off = piecePos(pieces[hi-1])
+		}
+		nd.depth = depth
+		first[q] = int32(len(s.litNodes))
+		for ; lo < hi && pieceEnds(pt.from(piecePos(pieces[lo]))[depth]); lo++ {
+			// The node's string is this piece.
+			if found != nil {
+				found(pieces[lo], q)
+			}
+		}
+		for i := lo; i < hi; {
+			b := pt.from(piecePos(pieces[i]))[depth]
+			k := i + 1
+			for k < hi && pt.from(piecePos(pieces[k]))[depth] == b {
+				k++
+			}
+			s.litNodes = append(s.litNodes, litNode{parent: q, off: i, depth: k})
+			s.edge0 = append(s.edge0, b)
+			i = k
+		}
+	}
+	first[nodes] = int32(nodes)
+	return first
 }
 
 // literal returns the node of the trie of the literals whose string is
@@ -594,14 +745,38 @@ type featurePicker struct {
 
 // add adds the octets and pairs of the next piece of the pattern.
 func (p *featurePicker) add(piece string) {
-	for i := 0; i < len(piece); i++ {
-		c := piece[i] & 0x7f
-		p.offer(c, commonness[c])
-		if i > 0 {
-			a := piece[i-1] & 0x7f
-			p.offer(pairBit(a, c), pairOdds(a, c))
-		}
+	if piece == "" {
+		return
 	}
+	// Once four are kept, most octets and pairs are likelier than the
+	// worst of them: that test, here, spares them the call to offer.
+	worst := p.worst()
+	a := piece[0] & 0x7f
+	if o := commonness[a]; o < worst {
+		p.offer(a, o)
+		worst = p.worst()
+	}
+	for i := 1; i < len(piece); i++ {
+		c := piece[i] & 0x7f
+		if o := commonness[c]; o < worst {
+			p.offer(c, o)
+			worst = p.worst()
+		}
+		if o := pairOdds(a, c); o < worst {
+			p.offer(pairBit(a, c), o)
+			worst = p.worst()
+		}
+		a = c
+	}
+}
+
+// worst returns the odds an octet or a pair must be below to be offered:
+// those of the worst of the four kept, or, until four are, more than any.
+func (p *featurePicker) worst() uint16 {
+	if p.n < len(p.best) {
+		return 1<<16 - 1
+	}
+	return p.odds[len(p.odds)-1]
 }
 
 // offer keeps bit if it is among the four least likely, odds being how
