@@ -40,8 +40,13 @@ const (
 )
 
 func newIndex[V Sizer]() *index[V] {
-	return &index[V]{seed: maphash.MakeSeed(), gone: new(slot[V])}
+	x := new(index[V])
+	x.init()
+	return x
 }
+
+// init makes x an empty index.
+func (x *index[V]) init() { x.seed, x.gone = maphash.MakeSeed(), new(slot[V]) }
 
 // load returns key's slot, nil when there is none.
 func (x *index[V]) load(key string) *slot[V] {

@@ -48,7 +48,7 @@ const entryOverhead = 104
 // an entry costs about 100 bytes less.
 type local[V Sizer] struct {
 	mu      sync.Mutex // serializes Put, Delete and promotions
-	front   *index[V]  // the slots by key; changed under mu
+	front   index[V]   // the slots by key; changed under mu
 	order   slot[V]    // the list's sentinel: next is the most recently used, prev the least
 	n       int        // slots in the list, under mu
 	budget  int64
@@ -76,7 +76,8 @@ type slot[V Sizer] struct {
 }
 
 func newLocal[V Sizer](budget int64) *local[V] {
-	l := &local[V]{budget: budget, others: new(atomic.Int64), front: newIndex[V]()}
+	l := &local[V]{budget: budget, others: new(atomic.Int64)}
+	l.front.init()
 	l.order.prev, l.order.next = &l.order, &l.order
 	return l
 }
