@@ -63,14 +63,7 @@ func (s *corpusSite) RoundTrip(req *http.Request) (*http.Response, error) {
 // grobotstxt it is parsing the same bodies to answer the same question
 // once, keeping nothing: the floor a cold path is measured against.
 func BenchmarkColdAuthority(b *testing.B) {
-	files, total := benchdata.Corpus()
-	if files == nil {
-		b.Skip("corpus not found")
-	}
-	urls := make([]string, len(files))
-	for i := range files {
-		urls[i] = "https://h" + strconv.Itoa(i) + ".example/some/page?q=1"
-	}
+	files, total, urls := corpusSites(b)
 	perAuthority := func(b *testing.B, d time.Duration) {
 		b.ReportMetric(float64(d.Microseconds())/float64(b.N*len(files)), "µs/authority")
 	}
@@ -138,14 +131,7 @@ func BenchmarkColdAuthority(b *testing.B) {
 // the same file, as much of the web does). It reports the time per
 // authority of that round, the callers waiting for their refetch.
 func BenchmarkRefreshAuthority(b *testing.B) {
-	files, total := benchdata.Corpus()
-	if files == nil {
-		b.Skip("corpus not found")
-	}
-	urls := make([]string, len(files))
-	for i := range files {
-		urls[i] = "https://h" + strconv.Itoa(i) + ".example/some/page?q=1"
-	}
+	files, total, urls := corpusSites(b)
 	var clock atomic.Int64
 	clock.Store(time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC).UnixNano())
 	now := func() time.Time { return time.Unix(0, clock.Load()).UTC() }
@@ -183,6 +169,20 @@ func BenchmarkRefreshAuthority(b *testing.B) {
 		b.Fatalf("%d fetches after %d rounds of %d authorities", st.Fetches, b.N+1, len(files))
 	}
 	b.ReportMetric(float64(inLoop.Microseconds())/float64(b.N*len(files)), "µs/authority")
+}
+
+// corpusSites returns the corpus files, their total size, and a URL on the
+// site of each (corpusSite serves file i at host hi.example).
+func corpusSites(b *testing.B) (files [][]byte, total int, urls []string) {
+	files, total = benchdata.Corpus()
+	if files == nil {
+		b.Skip("corpus not found")
+	}
+	urls = make([]string, len(files))
+	for i := range files {
+		urls[i] = "https://h" + strconv.Itoa(i) + ".example/some/page?q=1"
+	}
+	return files, total, urls
 }
 
 // liveHeap returns the bytes of live heap objects after a full collection.

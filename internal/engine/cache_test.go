@@ -1162,6 +1162,20 @@ func TestLeftFlightTakesNoFetch(t *testing.T) {
 	assert.NotNil(t, g2.Lease, "the lease it took was let go")
 }
 
+// deriveNoting makes a Cache's Derive note, for each record, whether it
+// came expanded, and reuse the value held for the same body.
+func deriveNoting(expanded *[]bool) func(*engine.Config[*val]) {
+	return func(cfg *engine.Config[*val]) {
+		cfg.Derive = func(rec *cache.Record, held *engine.Entry[*val]) *val {
+			*expanded = append(*expanded, rec.Body != nil)
+			if held != nil && rec.SameBody(held.Record) {
+				return held.Value
+			}
+			return &val{body: bodyOf(rec)}
+		}
+	}
+}
+
 // A fetched record is derived as it comes, its body a field, so that
 // deriving does not decompress what was just read; the entry holds it
 // compact, and a 304 renews that compact copy, whose value is reused.
@@ -1176,15 +1190,7 @@ func TestDeriveFromTheFetchedBody(t *testing.T) {
 		return res
 	}
 	var expanded []bool
-	c := newCache(t, o, func(cfg *engine.Config[*val]) {
-		cfg.Derive = func(rec *cache.Record, held *engine.Entry[*val]) *val {
-			expanded = append(expanded, rec.Body != nil)
-			if held != nil && rec.SameBody(held.Record) {
-				return held.Value
-			}
-			return &val{body: bodyOf(rec)}
-		}
-	})
+	c := newCache(t, o, deriveNoting(&expanded))
 	e, _ := lookup(t, c, keyA)
 	assert.Equal(t, []bool{true}, expanded, "the fetch's record, expanded")
 	assert.Nil(t, e.Record.Body, "held compact")
@@ -1242,15 +1248,7 @@ func TestRefetchOfTheSameFile(t *testing.T) {
 		return file(key, body, "Cache-Control", "max-age=60")
 	}
 	var expanded []bool
-	c := newCache(t, o, func(cfg *engine.Config[*val]) {
-		cfg.Derive = func(rec *cache.Record, held *engine.Entry[*val]) *val {
-			expanded = append(expanded, rec.Body != nil)
-			if held != nil && rec.SameBody(held.Record) {
-				return held.Value
-			}
-			return &val{body: bodyOf(rec)}
-		}
-	})
+	c := newCache(t, o, deriveNoting(&expanded))
 	first, _ := lookup(t, c, keyA)
 	o.clk.Advance(25 * time.Hour) // past the grace: callers wait
 	second, _ := lookup(t, c, keyA)
