@@ -17,15 +17,15 @@ import (
 // real-world corpus that is a third of the body's bytes, and a tenth of the
 // headers' (README, "Performance").
 //
-// A compact Record holds its headers and body in one slice, z: the length
+// A compact Record holds its headers and body in one string, z: the length
 // of the packed headers as a uvarint, the headers (each value as the index
 // of its name in KeptHeaders, a uvarint length and the value), then the
 // body in s2's block format (chosen for the speed of a cold path: about
 // 1 GB/s where zstd's fastest level does 240 MB/s and flate's 115 MB/s, for
-// 30% more bytes than zstd). Body and Header are nil. One slice rather than
-// two fields keeps a Record at 256 bytes, a size class of the allocator,
-// and a compact record in two allocations. The methods of this package read
-// either form.
+// 30% more bytes than zstd). Body and Header are nil. One string rather
+// than two fields keeps a Record at 240 bytes, a size class of the
+// allocator, and a compact record in two allocations. The methods of this
+// package read either form.
 
 // Compact returns a copy of r, and of its good copy, that holds its body and
 // headers in less memory: Body and Header are nil in it, and File and
@@ -42,14 +42,10 @@ func (r *Record) Compact() *Record {
 		return r
 	}
 	c := *r
-	header, body := r.zheader(), r.zbody()
-	if r.Header != nil { // set: it replaces what was packed, even with none
-		header = packHeader(r.Header)
-	}
-	if len(r.Body) > 0 {
+	if header := r.packedHeader(); len(r.Body) > 0 {
 		c.z = compress(header, r.Body)
 	} else {
-		c.z = pack(header, body)
+		c.z = pack(header, r.zbody())
 	}
 	c.Body, c.Header, c.Good = nil, nil, g
 	return &c
@@ -64,11 +60,7 @@ func (r *Record) CompactWith(held *Record) *Record {
 		return r.Compact()
 	}
 	c := *r
-	header := r.zheader()
-	if r.Header != nil {
-		header = packHeader(r.Header)
-	}
-	c.z = pack(header, held.zbody())
+	c.z = pack(r.packedHeader(), held.zbody())
 	c.Body, c.Header, c.Good = nil, nil, r.Good.Compact()
 	return &c
 }
@@ -181,6 +173,15 @@ func (r *Record) compact() bool { return r.z != "" }
 // headers, in its field: it is not compact, or the field was set since.
 func (r *Record) bodyAsField() bool   { return len(r.Body) > 0 || len(r.zbody()) == 0 }
 func (r *Record) headerAsField() bool { return r.Header != nil || len(r.zheader()) == 0 }
+
+// packedHeader returns r's kept headers packed: Header when it is set (it
+// replaces what was packed, even with none), else what was packed.
+func (r *Record) packedHeader() []byte {
+	if r.Header != nil {
+		return packHeader(r.Header)
+	}
+	return r.zheader()
+}
 
 // zheader and zbody return the packed headers and the compressed body of a
 // compact record, in z's memory, which nothing writes; empty for others.
