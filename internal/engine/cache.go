@@ -542,7 +542,7 @@ func (c *Cache[V]) derive(rec *cache.Record, held *Entry[V]) (e *Entry[V], err e
 		like = held.Record.GoodCopy()
 	}
 	stored := rec.CompactWith(like)
-	if like != nil && stored != rec && stored.SameBody(like) {
+	if stored.SameBody(like) {
 		// The file held, fetched again: derived from the compact copy,
 		// which shares its body, what was derived of it is found again
 		// without decompressing.
