@@ -574,13 +574,14 @@ func TestSchemesKeptApart(t *testing.T) {
 func TestEviction(t *testing.T) {
 	rt, hc := newRouter(t)
 	// Files of 480 KB of distinct rules that neither compress nor share
-	// much of a trie take about 0.66 MB each with their compiled rules and
-	// their body compressed: the smallest budget (16 × 500 KiB) holds
-	// about twelve, so sixteen overflow it.
+	// much of a trie (each starts with its own number) take about 0.66 MB
+	// each with their compiled rules and their body compressed: the
+	// smallest budget (16 × 500 KiB) holds about twelve, so sixteen
+	// overflow it.
 	var big strings.Builder
 	big.WriteString("User-agent: *\nDisallow: /private/a-rather-long-path-to-fill-the-file/0\n")
 	for i := 0; big.Len() < 480<<10; i++ {
-		fmt.Fprintf(&big, "Disallow: /private/a-rather-long-path-to-fill-the-file/%016x\n", scramble(uint64(i)))
+		fmt.Fprintf(&big, "Disallow: /%016x/private/a-rather-long-path-to-fill-the-file\n", scramble(uint64(i)))
 	}
 	s := newSite(t, robotsTxt(big.String()))
 	const hosts = 16

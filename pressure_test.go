@@ -96,7 +96,7 @@ func bigFile(host string) string {
 	var b strings.Builder
 	b.WriteString("User-agent: *\n")
 	for i := 0; b.Len() < 450<<10; i++ {
-		fmt.Fprintf(&b, "Disallow: /%s/private/%016x\n", host, scramble(uint64(i)))
+		fmt.Fprintf(&b, "Disallow: /%016x/%s/private\n", scramble(uint64(i)), host) // no long prefix shared
 	}
 	return b.String()
 }

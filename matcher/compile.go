@@ -13,9 +13,10 @@ import (
 )
 
 // A compiled Matcher owns one string, its text, and everything else refers
-// to it by span: the canonical patterns (whose heads, pieces and trie labels
-// are substrings of them), the patterns as written when they differ, and
-// the user-agent lines, encoded after the patterns (agentList). It keeps
+// to it by span: the canonical patterns that the trie does not spell (whose
+// heads, pieces and trie labels are substrings of them), the patterns as
+// written when they differ, the user-agent lines, encoded after the
+// patterns (agentList), and the labels of the trie's other edges. It keeps
 // nothing of the parsed file, so the body it came from can be collected,
 // and it stays compact: a cache holds thousands of them. Compiling counts
 // before it allocates, so that what it throws away is small beside what it
@@ -26,8 +27,13 @@ import (
 // selected groups in any parsed file, and so orders equal matches as file
 // order does; a Robots built by hand whose lines do not grow gets the
 // indexes instead, and a list of the lines. A plain rule whose pattern is
-// canonical and holds no '*' and no '$' is just its canonical pattern in
-// the text: a match reports it from its node. Any other rule is noted: at
+// canonical and holds no '*' and no '$' is not kept in the text: it is the
+// string of its node of the trie, and a match reports it from the path it
+// matched, whose first octets it is. The text is built with the plain
+// patterns after the others, and the Matcher keeps the others and the
+// labels of the edges that only plain patterns spell (keepEdges): the
+// patterns of a large file share prefixes, so their labels are half their
+// octets. Any other rule is noted: at
 // the offset its set keeps (entry.at), its canonical pattern follows its
 // length as a uvarint; the pattern as written is the same, or, when it
 // differs (rewrittenBit), follows in the same way after a '*'. A '*' also
@@ -203,16 +209,19 @@ func compile(r *parser.Robots, smallMax int, agents ...string) *Matcher {
 			small, text, sc.canon = compileSmall(groups, sz.patterns, rewritten, text, sc.canon)
 		}
 	}
-	if !isSmall {
-		text, lines, npieces = compileTrie(groups, k, byLine, agentText, sc)
-	}
-	list, delays, text := compileAgents(groups, nagents, text)
 	var m *Matcher
+	var list agentList
+	var delays []time.Duration
 	if isSmall {
+		list, delays, text = compileAgents(groups, nagents, text)
 		m = &Matcher{text: finish(text), small: small}
 	} else {
+		var plainAt int
+		text, plainAt, lines, npieces = compileTrie(groups, k, byLine, agentText, sc)
+		list, delays, _ = compileAgents(groups, nagents, text[:plainAt-agentText:plainAt]) // in their room
 		tm := &trieMatcher{}
-		tm.trie = newPatternSet(sc.entries, npieces, finish(text), true, true, sc)
+		tm.trie = newPatternSet(sc.entries, npieces, unsafe.String(unsafe.SliceData(text), len(text)), true, true, sc)
+		tm.trie.keepEdges(text, plainAt, len(text) <= maxScratchText, sc)
 		m = &tm.m
 		m.text, m.trie = tm.trie.text, &tm.trie
 	}
@@ -234,26 +243,40 @@ const (
 	factIndex                 // an Allow under Google's index.html rule
 )
 
-// compileTrie returns the text of the k rules of groups as the trie keeps
-// them (see above), with room for agentText octets more, and leaves their
+// compileTrie returns the text of the k rules of groups as the trie is
+// built from them (see above): the noted rules first, then room for
+// agentText octets, then the plain rules, from plainAt on. It leaves their
 // entries in sc.entries; it returns the lines of the rules by id when
 // byLine is false, and the pieces of their wildcard patterns.
-func compileTrie(groups []*parser.Group, k int, byLine bool, agentText int, sc *scratch) (text []byte, lines []int32, npieces int) {
+func compileTrie(groups []*parser.Group, k int, byLine bool, agentText int, sc *scratch) (text []byte, plainAt int, lines []int32, npieces int) {
 	// Size the text and the entries, and keep what that finds of each
 	// rule for filling them in.
 	facts := resize(sc.bits, (k+15)/16) // four bits a rule
 	clear(facts)
 	scratch := sc.canon[:0] // the canonical form of a pattern that is not canonical
-	size, patterns := 0, 0
+	size, patterns, plainSize := 0, 0, 0
 	idx := 0
 	for _, g := range groups {
 		for _, rl := range g.Rules {
 			f := ruleFacts(rl.Pattern, rl.Allow, &scratch, &size, &patterns)
+			if f&(factNoted|factEmpty) == 0 {
+				plainSize += len(rl.Pattern) // canonical as it is
+			}
 			facts[idx/16] |= uint64(f) << (4 * (idx % 16))
 			idx++
 		}
 	}
-	text = make([]byte, 0, size+agentText)
+	notedSize := size - plainSize
+	if size+agentText <= maxScratchText {
+		text = resize(sc.text, size+agentText) // keepEdges copies out what is kept
+		sc.text = text
+	} else {
+		// Built where it is kept: what compiling a large file throws
+		// away stays small beside it.
+		text = make([]byte, size+agentText)
+	}
+	plainAt = notedSize + agentText
+	noted, plain := text[:0:notedSize], plainAt
 	entries := resize(sc.entries, patterns)[:0]
 	if !byLine {
 		lines = make([]int32, 0, k)
@@ -272,29 +295,37 @@ func compileTrie(groups []*parser.Group, k int, byLine bool, agentText int, sc *
 				continue // it matches nothing (RFC 9309 §2.2.2)
 			}
 			canon := rl.Pattern
+			if f&factNoted == 0 {
+				// A plain rule: its canonical pattern is its pattern, and
+				// the trie spells it.
+				base := uint32(plain)
+				plain += copy(text[plain:], canon)
+				canon = unsafe.String(&text[base], len(canon))
+				e, n := newEntry(base, canon, len(canon), false, id, rl.Allow, base)
+				entries = append(entries, e)
+				npieces += n
+				continue
+			}
 			rewritten := f&factRewritten != 0
 			if rewritten {
 				scratch = urlpath.AppendPattern(scratch[:0], rl.Pattern)
 				canon = unsafe.String(unsafe.SliceData(scratch), len(scratch))
 			}
-			at := uint32(len(text))
+			at := uint32(len(noted))
 			star := strings.IndexByte(canon, '*')
-			isNoted := f&factNoted != 0
-			if isNoted {
-				text = appendLength(text, len(canon))
-			}
-			base := uint32(len(text))
-			text = append(text, canon...)
-			if isNoted && (rewritten || star >= 0) {
-				text = append(text, '*') // see pieceText
+			noted = appendLength(noted, len(canon))
+			base := uint32(len(noted))
+			noted = append(noted, canon...)
+			if rewritten || star >= 0 {
+				noted = append(noted, '*') // see pieceText
 			}
 			if rewritten {
-				text = appendLength(text, len(rl.Pattern))
-				text = append(text, rl.Pattern...)
+				noted = appendLength(noted, len(rl.Pattern))
+				noted = append(noted, rl.Pattern...)
 				at |= rewrittenBit
 			}
-			// Appending to text later does not change these octets.
-			canon = unsafe.String(unsafe.SliceData(text[base:]), len(canon))
+			// Filling the text in later does not change these octets.
+			canon = unsafe.String(&text[base], len(canon))
 			lit, dollar := strings.CutSuffix(canon, "$")
 			head := len(lit)
 			if star >= 0 && star < head {
@@ -313,7 +344,7 @@ func compileTrie(groups []*parser.Group, k int, byLine bool, agentText int, sc *
 		}
 	}
 	sc.entries, sc.canon, sc.bits = entries, scratch, facts
-	return text, lines, npieces
+	return text, plainAt, lines, npieces
 }
 
 // plainOctet says of each octet whether a canonical pattern holds it as
@@ -417,6 +448,8 @@ type scratch struct {
 	keys    []uint8
 	bits    []uint64
 	canon   []byte
+	text    []byte // the text of a small trie, as it is built (see compileTrie)
+	labels  []byte // the labels of a trie's edges (see keepEdges)
 	// A trie built in the scratch (see newPatternSet).
 	nodes  []node
 	edges  []uint8
@@ -435,6 +468,10 @@ type scratch struct {
 // for a file of several hundred rules, and for a trie of maxScratchNodes
 // built in it.
 const maxScratch = 24 << 10
+
+// maxScratchText is the most octets of text of a trie (see compileTrie)
+// built in the scratch: that of a file of a few hundred rules.
+const maxScratchText = 16 << 10
 
 // maxScratchNodes is the most nodes a trie built in the scratch may need
 // (see newPatternSet): a file of about 300 rules.
@@ -475,6 +512,12 @@ func (sc *scratch) release() {
 		cap(sc.notes) * int(unsafe.Sizeof(note{})), cap(sc.wildAt) * int(unsafe.Sizeof(wildAt{})),
 		cap(sc.slots) * 8, cap(sc.pieceKeys) * 8, cap(sc.positions) * 4,
 	}
+	// The text of a trie built in the scratch, and the labels of one's
+	// edges, are kept beside: up to maxScratchText each.
+	if cap(sc.labels) > maxScratchText {
+		sc.labels = nil
+	}
+
 	n := 0
 	for _, k := range sizes {
 		n += k

@@ -439,3 +439,47 @@ func TestIsCanonical(t *testing.T) {
 		assert.Equal(t, urlpath.IsCanonicalPattern(p), isCanonical(p), "%q", p)
 	}
 }
+
+// A trie keeps the labels of its edges, not its plain patterns: a file of
+// rules that share a long prefix keeps it once, and each rule is still
+// reported as written, whether the trie's text was built in the scratch
+// (a few hundred rules) or where it is kept (more), and whether what is
+// kept is mostly noted rules, kept in place, or mostly labels, copied out.
+func TestTrieKeepsLabelsNotPlainPatterns(t *testing.T) {
+	for _, tt := range []struct {
+		name         string
+		plain, noted int
+		maxTextShare float64 // of the octets of the rules' patterns
+	}{
+		{"in the scratch", 300, 1, 0.2},
+		{"large, mostly plain", 3000, 1, 0.3},
+		{"large, mostly noted", 50, 3000, 1.2}, // a noted rule keeps its length and a star
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			b.WriteString("User-agent: *\n")
+			var rules []string
+			for i := range tt.plain {
+				rules = append(rules, fmt.Sprintf("/catalog/products/item-%04d", i))
+			}
+			for i := range tt.noted {
+				rules = append(rules, fmt.Sprintf("/catalog/*.pdf-%d$", i))
+			}
+			written := 0
+			for _, p := range rules {
+				written += len(p)
+				fmt.Fprintf(&b, "Disallow: %s\n", p)
+			}
+			m := Compile(parser.Parse([]byte(b.String())), "bot")
+			require.NotNil(t, m.trie)
+			assert.Less(t, float64(len(m.text)), tt.maxTextShare*float64(written), "%d octets of text for %d of patterns", len(m.text), written)
+			for i, p := range rules[:tt.plain] {
+				assert.Equal(t, parser.Rule{Pattern: p, Line: i + 2}, m.Match(p+"/x").Rule)
+			}
+			for i := range tt.noted {
+				assert.Equal(t, parser.Rule{Pattern: rules[tt.plain+i], Line: tt.plain + i + 2}, m.Match(fmt.Sprintf("/catalog/a.pdf-%d", i)).Rule)
+			}
+			assert.Equal(t, []parser.Agent{{Value: "*", Line: 1}}, m.Agents())
+		})
+	}
+}

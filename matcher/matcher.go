@@ -4,7 +4,9 @@
 // Compile selects the groups that apply to the crawler and compiles their
 // rules once; the Matcher it returns is immutable, safe for concurrent use,
 // and answers Allowed and Match without allocating for paths up to a few
-// hundred bytes.
+// hundred bytes. Match allocates only to report a rule of a file of more
+// than a few rules that matched a path not in canonical form: the pattern
+// of a plain rule is read from the path it matched, canonicalized.
 //
 // Semantics (RFC 9309 §2.2; Google's interpretation where the RFC is silent):
 //
@@ -145,11 +147,12 @@ func (m *Matcher) Match(path string) Result {
 	}
 	allow := h.allow
 	return Result{Allowed: allow, Reason: RuleMatched,
-		Rule: parser.Rule{Allow: allow, Pattern: m.written(h), Line: m.line(h)}}
+		Rule: parser.Rule{Allow: allow, Pattern: m.written(h, path), Line: m.line(h)}}
 }
 
-// written returns the pattern of the rule of h as written.
-func (m *Matcher) written(h hit) string {
+// written returns the pattern of the rule of h, the match of path, as
+// written.
+func (m *Matcher) written(h hit, path string) string {
 	if h.kind == smallHit {
 		r := &m.small[h.at]
 		canon := r.canon(m.text)
@@ -159,9 +162,12 @@ func (m *Matcher) written(h hit) string {
 		}
 		return canon
 	}
-	at, isNoted, start, end := m.trie.ruleAt(h)
+	at, isNoted := m.trie.ruleAt(h)
 	if !isNoted {
-		return m.text[start:end]
+		// A plain pattern is canonical and matched the path from its
+		// start: it is the path's first octets, in canonical form.
+		// It allocates only for a path that is not canonical.
+		return urlpath.Path(pathOf(path))[:h.depth]
 	}
 	return writtenAt(m.text, at)
 }

@@ -640,3 +640,40 @@ func TestRewrittenPatternsReportedAsWritten(t *testing.T) {
 		assert.Equal(t, parser.Rule{Pattern: rules[i], Line: i + 2}, res.Rule, path)
 	}
 }
+
+// A large file's plain rule is not kept as text: the trie spells it, and a
+// match reports it from the path it matched, in canonical form, whatever
+// form the path came in (RFC 9309 §2.2.2). It is the rule as written, as
+// the small form reports it.
+func TestTrieReportsPlainRulesFromThePath(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("User-agent: *\n")
+	for i := range 60 { // more than a small set holds
+		fmt.Fprintf(&b, "Disallow: /filler/%d/\n", i)
+	}
+	b.WriteString("Disallow: /caf%C3%A9/menu\nAllow: /shop/\nDisallow: /shop/cart\nDisallow: /a%2Fb\nDisallow: /ä\nDisallow: /x*y\n")
+	r := parser.Parse([]byte(b.String()))
+	m := matcher.Compile(r, "bot")
+	require.False(t, m.IsSmall())
+	small := matcher.CompileSmall(r, "bot")
+	for path, want := range map[string]string{
+		"/café/menu/today":              "/caf%C3%A9/menu",
+		"/caf%c3%a9/menu":               "/caf%C3%A9/menu",
+		"/caf%C3%A9/menu?x=1":           "/caf%C3%A9/menu",
+		"https://h.example/shop/cart#f": "/shop/cart",
+		"https://h.example/shop/?q=ü":   "/shop/",
+		"/a%2fb/c":                      "/a%2Fb",
+		"/ä/x":                          "/ä",
+		"/filler/17/x":                  "/filler/17/",
+		"/x-and-y":                      "/x*y",
+		"/%66iller/3/":                  "/filler/3/",
+	} {
+		got := m.Match(path)
+		assert.Equal(t, want, got.Rule.Pattern, path)
+		assert.Equal(t, small.Match(path), got, path)
+	}
+	// A canonical path's rule is a substring of it: nothing is allocated.
+	for _, path := range []string{"/caf%C3%A9/menu/today", "/shop/cart", "/filler/5/x"} {
+		assert.Zero(t, testing.AllocsPerRun(100, func() { m.Match(path) }), path)
+	}
+}

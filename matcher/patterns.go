@@ -23,8 +23,8 @@ import (
 // A cache holds thousands of sets, so a set is compact: a node of the trie
 // takes 12 bytes with its edge's first octet, its tail's length and its
 // plain pattern's id, and nothing else is kept per pattern. A node's tail
-// is a span of the text, where the patterns are; a plain pattern is the
-// string of its node, so a match reports it from there. What few nodes hold
+// is a span of the text; a plain pattern is the string of its node, which
+// a match of a path is the first octets of. What few nodes hold
 // beside a plain pattern (an exact pattern, a plain one whose string is not
 // the node's, wildcard patterns) is kept aside.
 type patternSet struct {
@@ -159,19 +159,18 @@ func (s *patternSet) idOf(h hit) int32 {
 
 // ruleAt returns where the rule of h, which is not noHit, starts in the
 // text (as entry.at), and false when it is a plain pattern that is its
-// node's string, text[start:end].
-func (s *patternSet) ruleAt(h hit) (at uint32, noted bool, start, end uint32) {
+// node's string: the first h.depth octets of the path it matched.
+func (s *patternSet) ruleAt(h hit) (at uint32, noted bool) {
 	switch h.kind {
 	case plainHit:
 		if s.nodes[h.at].child&withNote != 0 {
-			return s.notes[s.findNote(h.at, 0)].at, true, 0, 0
+			return s.notes[s.findNote(h.at, 0)].at, true
 		}
-		end = s.nodes[h.at].off + uint32(s.metaOf()[h.at]&tailMask)
-		return 0, false, end - uint32(h.depth), end
+		return 0, false
 	case exactHit:
-		return s.notes[h.at].at, true, 0, 0
+		return s.notes[h.at].at, true
 	default:
-		return s.wild.at[h.at], true, 0, 0
+		return s.wild.at[h.at], true
 	}
 }
 
@@ -532,6 +531,57 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 		ws.buildLiterals(&pt, entries, slots, sc)
 	}
 	return s
+}
+
+// keepEdges makes of text, the text the set was built from, its text to
+// keep: the plain patterns from plainAt on are dropped, and the labels of
+// the edges that only they spell take their place. The trie spells each
+// plain pattern, and a match reports it from the path that matched it
+// (see Matcher.written). What is kept is copied out at its size when text
+// is the scratch's or would keep much slack, and stays in text otherwise.
+func (s *patternSet) keepEdges(text []byte, plainAt int, inScratch bool, sc *scratch) {
+	nodes := s.nodes[:len(s.nodes)-1] // less the sentinel
+	meta := s.metaOf()[:len(nodes)]
+	n := 0
+	for i, nd := range nodes {
+		if nd.off >= uint32(plainAt) {
+			n += int(meta[i] & tailMask)
+		}
+	}
+	kept := text[:plainAt+n]
+	var labels []byte
+	staged := !inScratch && len(text)-len(kept) <= len(kept)/16
+	if staged {
+		// Kept in place: the labels are read from where they are
+		// written, so they are gathered in the scratch first.
+		labels = resize(sc.labels, n)
+		sc.labels = labels
+	} else {
+		kept = make([]byte, len(kept))
+		copy(kept, text[:plainAt])
+		labels = kept[plainAt:]
+	}
+	at := 0
+	for i := range nodes {
+		nd := &nodes[i]
+		if nd.off < uint32(plainAt) {
+			continue
+		}
+		tail := uint32(meta[i] & tailMask)
+		if tail == 0 {
+			nd.off = 0 // no octet of the text is read
+			continue
+		}
+		at += copy(labels[at:], text[nd.off:nd.off+tail])
+		nd.off = uint32(plainAt + at - int(tail))
+	}
+	if staged {
+		copy(kept[plainAt:], labels)
+	}
+	s.text = unsafe.String(unsafe.SliceData(kept), len(kept)) // never written again
+	if s.wild != nil {
+		s.wild.text = s.text
+	}
 }
 
 // cloneExact returns a copy of b whose capacity is its length (not rounded
