@@ -225,7 +225,7 @@ func (c *Client) compileView(key string, v *compiled, file *cache.Record) *match
 		if m = vs.find(c.set); m != nil {
 			return created
 		}
-		m = matcher.Compile(parser.Parse(file.File()), c.agents...)
+		parser.ParseFunc(file.File(), func(r *parser.Robots) { m = matcher.Compile(r, c.agents...) })
 		c.stats.agentCompiles.Add(1)
 		return vs.add(c.set, m, c.viewBytes) || created
 	})

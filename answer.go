@@ -79,12 +79,9 @@ func (c *core) compile(g *cache.Record, prev *compiled, prevFile *cache.Record) 
 	if prev != nil && prev.rules != nil && g.SameBody(prevFile) {
 		return prev
 	}
-	var r *parser.Robots
-	if body := g.File(); len(body) > 0 {
-		r = parser.Parse(body)
-	}
-	// An empty file is a file without groups: everything allowed.
-	v.rules = matcher.Compile(r, c.ownAgents...)
+	// The Matcher keeps nothing of the parsed file, whose memory the next
+	// file's parse reuses.
+	parser.ParseFunc(g.File(), func(r *parser.Robots) { v.rules = matcher.Compile(r, c.ownAgents...) })
 	return v
 }
 

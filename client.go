@@ -212,11 +212,16 @@ func (c *Client) Sitemaps(ctx context.Context, rawURL string) ([]string, error) 
 	}
 	// The file is read again: a crawler asks once per site, and keeping
 	// the list would cost every authority held about 400 bytes on the real
-	// corpus. Copies: the parsed file, which they point into, is not kept.
-	urls := parser.Parse(file.File()).Sitemaps
-	for i, u := range urls {
-		urls[i] = strings.Clone(u)
-	}
+	// corpus. Copies: the parsed file's memory is reused.
+	var urls []string
+	parser.ParseFunc(file.File(), func(r *parser.Robots) {
+		if len(r.Sitemaps) > 0 {
+			urls = make([]string, len(r.Sitemaps))
+		}
+		for i, u := range r.Sitemaps {
+			urls[i] = strings.Clone(u)
+		}
+	})
 	return urls, nil
 }
 

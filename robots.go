@@ -57,5 +57,9 @@ import (
 // AllowedBy parses body on every call; to ask many questions of one file,
 // use parser.Parse and matcher.Compile once.
 func AllowedBy(body []byte, agent, rawURL string) bool {
-	return matcher.MatchOnce(parser.Parse(body), urlpath.FromURL(rawURL), agent).Allowed
+	allowed := true
+	parser.ParseFunc(body, func(r *parser.Robots) {
+		allowed = matcher.MatchOnce(r, urlpath.FromURL(rawURL), agent).Allowed
+	})
+	return allowed
 }

@@ -18,7 +18,11 @@ import (
 // agent are read as AllowedBy reads them. To combine with what the response
 // says, use usage.Combine(UsageBy(…), usage.FromHeader(resp.Header)).
 func UsageBy(body []byte, agent, rawURL string) usage.Prefs {
-	return matcher.Compile(parser.Parse(body), agent).Usage(urlpath.FromURL(rawURL)).Prefs
+	var prefs usage.Prefs
+	parser.ParseFunc(body, func(r *parser.Robots) {
+		prefs = matcher.Compile(r, agent).Usage(urlpath.FromURL(rawURL)).Prefs
+	})
+	return prefs
 }
 
 // Usage returns the AIPREF usage preferences that the robots.txt of rawURL's

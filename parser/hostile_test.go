@@ -247,6 +247,6 @@ func FuzzParse(f *testing.F) {
 		// The records the storing pass reads instead of the body hold
 		// everything it needs: scanning twice gives the same.
 		require.Equal(t, scannedTwice(body), r)
-		require.Equal(t, scannedTwice(body), parse(body, &recording{limit: 1}))
+		require.Equal(t, scannedTwice(body), parse(body, &recording{limit: 1}, nil))
 	})
 }

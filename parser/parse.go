@@ -50,17 +50,18 @@ const maxQuoted = 64
 // and uninterpreted records it keeps.
 func Parse(body []byte) *Robots {
 	rec := newRecording()
-	r := parse(body, rec)
+	r := parse(body, rec, nil)
 	rec.free()
 	return r
 }
 
-// parse is Parse with rec to record lines in.
-func parse(body []byte, rec *recording) *Robots {
+// parse is Parse with rec to record lines in, storing the Robots in st
+// when it is not nil.
+func parse(body []byte, rec *recording, st *store) *Robots {
 	sc := newScanner(body)
 	count := builder{counting: true, body: body, rec: rec}
 	count.scan(&sc)
-	var b builder
+	b := builder{st: st}
 	b.init(body, &count.n)
 	b.r.Lines = sc.num
 	if sc.partialBOM {
@@ -530,6 +531,7 @@ type builder struct {
 	rules  []Rule
 	usages []ContentUsage
 	text   strings.Builder // the values kept, back to back
+	st     *store          // where the Robots is stored, reused, for ParseFunc; nil for Parse
 }
 
 // tally counts what a file holds.
@@ -540,6 +542,10 @@ type tally struct {
 
 // init readies a zero builder to store what n counted of body.
 func (b *builder) init(body []byte, n *tally) {
+	if b.st != nil {
+		b.st.init(b, body, n)
+		return
+	}
 	b.r, b.body = &Robots{}, body
 	if n.groups > 0 {
 		b.r.Groups = make([]Group, 0, n.groups)
@@ -618,6 +624,9 @@ func (b *builder) str(v []byte) string {
 func (b *builder) keep(v []byte) string {
 	if len(v) == 0 {
 		return ""
+	}
+	if b.st != nil {
+		return b.st.keep(v)
 	}
 	// The text was grown to hold every value, so it never moves: the
 	// strings returned stay valid, and share its one allocation.

@@ -17,7 +17,7 @@ import (
 // for no record, the storing pass scans the whole body again. It is the
 // oracle of the records.
 func scannedTwice(body []byte) *Robots {
-	return parse(body, &recording{})
+	return parse(body, &recording{}, nil)
 }
 
 // sameWithFewerRecords checks that Parse gives what scanning twice gives,
@@ -30,7 +30,7 @@ func sameWithFewerRecords(t *testing.T, name string, body []byte) bool {
 		return false
 	}
 	for _, limit := range []int{1, 2, 7} {
-		if !assert.Equal(t, want, parse(body, &recording{limit: limit}), "%s, %d records", name, limit) {
+		if !assert.Equal(t, want, parse(body, &recording{limit: limit}, nil), "%s, %d records", name, limit) {
 			return false
 		}
 	}
@@ -93,7 +93,7 @@ func TestRecordsChangeNothing(t *testing.T) {
 func TestRecordingBounded(t *testing.T) {
 	small := []byte("User-agent: *\nDisallow: /a\n")
 	rec := &recording{limit: maxRecords}
-	require.Equal(t, scannedTwice(small), parse(small, rec))
+	require.Equal(t, scannedTwice(small), parse(small, rec, nil))
 	assert.Equal(t, minRecords, cap(rec.records), "a small body takes the least room")
 
 	for _, body := range [][]byte{
@@ -102,12 +102,12 @@ func TestRecordingBounded(t *testing.T) {
 		bytes.Repeat([]byte("a\n"), 1<<20),
 	} {
 		rec := &recording{limit: maxRecords}
-		parse(body, rec)
+		parse(body, rec, nil)
 		assert.Equal(t, maxRecords, cap(rec.records))
 		assert.True(t, rec.full, "a body of more lines that matter than records is scanned again")
 		first := &rec.records[0]
 		rec.records, rec.full, rec.rest = rec.records[:0], false, scanner{}
-		parse(body, rec)
+		parse(body, rec, nil)
 		assert.Same(t, first, &rec.records[0], "a recording used for the body does not grow again")
 		rec.free()
 		assert.Zero(t, rec.rest, "a recording keeps nothing of the body")

@@ -1,0 +1,84 @@
+package matcher_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/crawlkit/robots/internal/sharedtest"
+	"github.com/crawlkit/robots/matcher"
+	"github.com/crawlkit/robots/parser"
+)
+
+// A Matcher keeps nothing of the Robots it was compiled from, so that a
+// compiler may parse with parser.ParseFunc: compiled within it, then the
+// memory overwritten by the next file, it answers as a Matcher of a Robots
+// of its own, to the patterns, agents, Content-Usage rules and signal it
+// reports.
+func TestMatcherKeepsNothingOfTheRobots(t *testing.T) {
+	bodies := sharedtest.CorpusSample(t, 200)
+	bodies = append(bodies, []byte("User-agent: ExampleBot\nUser-agent: other\nCrawl-delay: 3\n"+
+		"Disallow: /plain/path\nAllow: /a*b$\nDisallow: /ä/rewritten\nAllow: /d/index.html\n"+
+		"Content-Usage: /docs/ train-ai=n, x-extra=y\nContent-Usage: search=y\nContent-Signal: search=yes, ai-train=no\n"))
+	for _, body := range bodies {
+		for _, agent := range []string{"ExampleBot", "Googlebot"} {
+			want := matcher.Compile(parser.Parse(body), agent)
+			var got *matcher.Matcher
+			parser.ParseFunc(body, func(r *parser.Robots) { got = matcher.Compile(r, agent) })
+			// The same file again, every octet of its values changed:
+			// the text of the first parse is overwritten in place.
+			parser.ParseFunc(scrambled(body), func(*parser.Robots) {})
+			assert.Equal(t, want.Agents(), got.Agents())
+			assert.Equal(t, want.CrawlDelay(), got.CrawlDelay())
+			ws, wr := want.Signal()
+			gs, gr := got.Signal()
+			assert.Equal(t, ws, gs)
+			assert.Equal(t, wr, gr)
+			for _, path := range pathsOf(body) {
+				assert.Equal(t, want.Match(path), got.Match(path), path)
+				assert.Equal(t, want.Usage(path), got.Usage(path), path)
+			}
+		}
+	}
+}
+
+// scrambled returns body with the letters of its values shifted, its keys
+// and lengths as they are.
+func scrambled(body []byte) []byte {
+	var out bytes.Buffer
+	for _, line := range bytes.SplitAfter(body, []byte("\n")) {
+		k, v, ok := bytes.Cut(line, []byte(":"))
+		out.Write(k)
+		if !ok {
+			continue
+		}
+		out.WriteByte(':')
+		for _, c := range v {
+			if c >= 'a' && c < 'z' || c >= 'A' && c < 'Z' {
+				c++
+			}
+			out.WriteByte(c)
+		}
+	}
+	return out.Bytes()
+}
+
+// pathsOf returns a path for each rule-like line of body, its value with
+// stars and a final '$' dropped.
+func pathsOf(body []byte) []string {
+	var paths []string
+	for _, line := range strings.Split(string(body), "\n") {
+		_, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		if strings.HasPrefix(v, "/") {
+			v, _, _ = strings.Cut(v, " ")
+			paths = append(paths, strings.TrimSuffix(strings.ReplaceAll(v, "*", "x"), "$"))
+		}
+	}
+	return append(paths, "/", "/docs/a", "/d/")
+}

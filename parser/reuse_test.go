@@ -1,0 +1,72 @@
+package parser_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/crawlkit/robots/internal/benchdata"
+	"github.com/crawlkit/robots/internal/sharedtest"
+	"github.com/crawlkit/robots/parser"
+)
+
+// ParseFunc hands fn what Parse returns, whatever file its memory held
+// before: the real corpus in name order (small and large files in turn,
+// so that arrays are both reused and let go), then every shape.
+func TestParseFuncIsParse(t *testing.T) {
+	files := sharedtest.Corpus(t)
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	bodies := make([][]byte, 0, len(names))
+	for _, n := range names {
+		bodies = append(bodies, files[n])
+	}
+	for _, s := range benchdata.Shapes() {
+		bodies = append(bodies, s.Body(100), s.Body(5000), s.Body(100<<10))
+	}
+	for i, body := range bodies {
+		want := parser.Parse(body)
+		called := false
+		parser.ParseFunc(body, func(r *parser.Robots) {
+			called = true
+			if !assert.Equal(t, want, r, "body %d", i) {
+				t.FailNow()
+			}
+		})
+		require.True(t, called)
+	}
+}
+
+// Once its memory is warm, ParseFunc of a file allocates next to nothing
+// (none at all but for what the race detector makes sync.Pool drop);
+// Parse allocates the Robots each time.
+func TestParseFuncReusesMemory(t *testing.T) {
+	body := []byte("User-agent: *\nDisallow: /private/\nAllow: /private/public\nSitemap: https://example.com/s.xml\n" +
+		"User-agent: ExampleBot\nCrawl-delay: 2\nDisallow: /\nContent-Usage: train-ai=n\nHost: example.com\n")
+	sink := 0
+	parse := func() { parser.ParseFunc(body, func(r *parser.Robots) { sink += len(r.Groups) }) }
+	parse()
+	reused := testing.AllocsPerRun(1000, parse)
+	fresh := testing.AllocsPerRun(1000, func() { sink += len(parser.Parse(body).Groups) })
+	require.GreaterOrEqual(t, fresh, 5.0, "a Robots of this file is several arrays and a text")
+	assert.LessOrEqual(t, reused, fresh/4, "ParseFunc %v allocations, Parse %v", reused, fresh)
+	assert.Positive(t, sink)
+}
+
+// A fn that panics does not break later parses: the panic reaches the
+// caller, and the next file is parsed whole.
+func TestParseFuncPanic(t *testing.T) {
+	first := []byte("User-agent: *\nDisallow: /first/and/longer\n")
+	assert.PanicsWithValue(t, "boom", func() {
+		parser.ParseFunc(first, func(*parser.Robots) { panic("boom") })
+	})
+	second := []byte("User-agent: b\nAllow: /2\n")
+	parser.ParseFunc(second, func(r *parser.Robots) {
+		assert.Equal(t, parser.Parse(second), r)
+	})
+}
