@@ -112,11 +112,18 @@ func (r *Record) SameBody(o *Record) bool {
 		r, o = o, r
 	}
 	// r is compact, o holds its Body as a field: decompress r only when
-	// the lengths agree.
-	if n, err := s2.DecodedLen(r.zbody()); err != nil || n != len(o.Body) {
+	// the lengths agree, into scratch memory.
+	n, err := s2.DecodedLen(r.zbody())
+	if err != nil || n != len(o.Body) {
 		return false
 	}
-	return bytes.Equal(r.File(), o.Body)
+	buf := getScratch(n)
+	defer putScratch(buf)
+	b, err := s2.Decode((*buf)[:n], r.zbody())
+	if err != nil {
+		panic(corrupt(err))
+	}
+	return bytes.Equal(b, o.Body)
 }
 
 // File returns the body of r, compact or not: Body when it is set, else,
@@ -230,11 +237,7 @@ var keptScratch = s2.MaxEncodedLen(fetch.DefaultMaxBytes+1) + 4<<10
 // once.
 func (r *Record) compress() string {
 	buf := scratch.Get().(*[]byte)
-	defer func() {
-		if cap(*buf) <= keptScratch {
-			scratch.Put(buf)
-		}
-	}()
+	defer putScratch(buf)
 	b := (*buf)[:0]
 	if r.Header != nil {
 		b = appendPackedHeader(b, r.Header)
@@ -248,6 +251,23 @@ func (r *Record) compress() string {
 	}
 	body := s2.Encode(b[header:cap(b)], r.Body)
 	return pack(b[:header], body)
+}
+
+// getScratch returns a scratch buffer of at least n bytes, for putScratch.
+func getScratch(n int) *[]byte {
+	buf := scratch.Get().(*[]byte)
+	if cap(*buf) < n {
+		*buf = make([]byte, max(n, min(2*cap(*buf), keptScratch)))
+	}
+	return buf
+}
+
+// putScratch gives buf back to the pool, unless it is larger than what the
+// pool keeps. Nothing may read it afterwards.
+func putScratch(buf *[]byte) {
+	if cap(*buf) <= keptScratch {
+		scratch.Put(buf)
+	}
 }
 
 // decompress returns what compress made z of. z is this package's own
