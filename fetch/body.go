@@ -31,12 +31,14 @@ const (
 // firstBuffer bytes that a body which fits leaves for one of its own size;
 // it grows by a factor of growth up to max+1 bytes. At the peak a fetch
 // holds max+1 bytes of body and the buffer before, at most 1/growth of that
-// (32 KiB at the default cap), plus the decoder's fixed state. A buffer of
-// a pooled size is lent (see pooledMin), the returned lent, to give back
-// once the body is no longer read; its capacity beyond the body's is not
-// used (the slice's capacity is what a buffer made would have had), and at
-// most a quarter of the body's size.
-func readBody(resp *http.Response, max int64) (body []byte, lent *bodyBuffer, truncated bool, err error) {
+// (32 KiB at the default cap), plus the decoder's fixed state.
+//
+// A body of a pooled size (see pooledMin) is read into, or copied to, a
+// buffer lent from a pool, to give back once it is no longer read (the
+// returned lent, zero when none is). The slice has the capacity a buffer
+// made for it would have had; the buffer lent may be larger, by at most a
+// quarter of the body's size.
+func readBody(resp *http.Response, max int64) (body []byte, lent loan, truncated bool, err error) {
 	var r io.Reader = resp.Body
 	size := int64(firstBuffer)
 	if gzipped(resp.Header) {
@@ -46,7 +48,7 @@ func readBody(resp *http.Response, max int64) (body []byte, lent *bodyBuffer, tr
 		// bodies are parsed anyway (they yield warnings, not rules).
 		if magic, err := g.br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
 			if err := g.zr.Reset(g.br); err != nil {
-				return nil, nil, false, err
+				return nil, loan{}, false, err
 			}
 			g.zr.Multistream(false)
 			r = g
@@ -65,7 +67,7 @@ func readBody(resp *http.Response, max int64) (body []byte, lent *bodyBuffer, tr
 		buf = scratch[:0]
 	} else if n := min(size, limit); pooled(n) {
 		lent = lend(n)
-		buf = lent.b[:0:n] // no more than it would have made: it grows as it would
+		buf = lent.buf.b[:0:n] // no more than it would have made: it grows as it would
 	} else {
 		buf = make([]byte, 0, n)
 	}
@@ -76,7 +78,7 @@ func readBody(resp *http.Response, max int64) (body []byte, lent *bodyBuffer, tr
 		}
 		if pooled(int64(len(b))) {
 			lent = lend(int64(len(b)))
-			out := lent.b[:len(b):len(b)]
+			out := lent.buf.b[:len(b):len(b)]
 			copy(out, b)
 			return out
 		}
@@ -92,12 +94,10 @@ func readBody(resp *http.Response, max int64) (body []byte, lent *bodyBuffer, tr
 			grown := make([]byte, len(buf), min(int64(cap(buf))*growth, limit))
 			copy(grown, buf)
 			buf, scratch = grown, nil
-			if lent != nil {
-				// A body longer than it said (a RoundTripper of the
-				// caller's): the buffer lent holds nothing of it now.
-				lent.give()
-				lent = nil
-			}
+			// A body longer than it said (a RoundTripper of the caller's):
+			// the buffer lent, if any, holds nothing of it now.
+			lent.give()
+			lent = loan{}
 		}
 		n, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
@@ -147,30 +147,40 @@ var bodyPools = func() []sync.Pool {
 	return pools
 }()
 
-// bodyBuffer is a buffer lent to one Result, its Body's memory.
+// bodyBuffer is a buffer of bodyPools: while lent, the memory of one
+// Result's Body.
 type bodyBuffer struct {
 	b     []byte
 	class int
-	// out is set while the buffer is lent: giving it back twice (from
-	// two copies of a Result) gives it back once.
-	out atomic.Bool
+	// lease counts the times the buffer was lent and given back: it is odd
+	// while the buffer is lent.
+	lease atomic.Uint64
+}
+
+// loan is a buffer lent, and the lease it was lent under: it gives the
+// buffer back only if that lease is the current one, so that giving back
+// twice (or from two copies of a Result), even once the buffer is lent
+// again, gives it back once.
+type loan struct {
+	buf   *bodyBuffer // nil: none
+	lease uint64
 }
 
 // pooled reports whether a buffer of n bytes is lent rather than made.
 func pooled(n int64) bool { return n >= pooledMin && n <= pooledMax }
 
-// lend returns a buffer of at least n bytes, n pooled.
-func lend(n int64) *bodyBuffer {
+// lend lends a buffer of at least n bytes, n pooled.
+func lend(n int64) loan {
 	i, _ := slices.BinarySearch(bodyClasses, int(n))
 	lb := bodyPools[i].Get().(*bodyBuffer)
-	lb.out.Store(true)
-	return lb
+	return loan{buf: lb, lease: lb.lease.Add(1)}
 }
 
-// give gives lb back, unless it was given back already.
-func (lb *bodyBuffer) give() {
-	if lb.out.CompareAndSwap(true, false) {
-		bodyPools[lb.class].Put(lb)
+// give gives the buffer back, unless there is none or it was given back
+// under this lease already.
+func (l loan) give() {
+	if l.buf != nil && l.buf.lease.CompareAndSwap(l.lease, l.lease+1) {
+		bodyPools[l.buf.class].Put(l.buf)
 	}
 }
 

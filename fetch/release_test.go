@@ -123,3 +123,37 @@ func TestReleaseTwice(t *testing.T) {
 		c.Release()
 	}
 }
+
+// A copy of a Result released late, once its memory holds another fetch's
+// body, gives nothing back: that body stays its own.
+func TestReleaseLateCopy(t *testing.T) {
+	site := &memSite{bodies: [][]byte{bodyOf(6_000, 'a'), bodyOf(6_000, 'b'), bodyOf(6_000, 'c')}}
+	f := newFetcher(t, fetch.Config{HTTPClient: &http.Client{Transport: site}})
+	fetchOne := func(i int) *fetch.Result {
+		res, err := f.Fetch(context.Background(), "https://h"+strconv.Itoa(i)+".example/robots.txt", fetch.Validators{})
+		require.NoError(t, err)
+		return res
+	}
+	tried := false
+	for range 1000 {
+		res := fetchOne(0)
+		dup, mem := *res, unsafe.SliceData(res.Body)
+		res.Release()
+		again := fetchOne(1)
+		if unsafe.SliceData(again.Body) != mem {
+			again.Release()
+			continue // the pool dropped it, or lent it on another processor: again
+		}
+		tried = true
+		dup.Release() // late: the memory is again's now
+		for range 20 {
+			other := fetchOne(2)
+			require.NotSame(t, mem, unsafe.SliceData(other.Body), "lent twice at once")
+			other.Release()
+		}
+		assert.Equal(t, site.bodies[1], again.Body)
+		again.Release()
+		break
+	}
+	assert.True(t, tried, "the memory released was never lent again")
+}
