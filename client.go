@@ -346,13 +346,22 @@ func (c *core) lookup(ctx context.Context, key string) (*entry, engine.Served, i
 // fetch fetches key's robots.txt and returns the record that follows held,
 // and its report, which the cache runs once the record is stored. The cache
 // runs fetch once per authority at a time, detached from callers.
+//
+// The record shares the fetch's body until the cache compacts it, which
+// copies it; the report runs after that, and, unless an OnFetch hook is
+// given the body, releases it for the bodies of later fetches.
 func (c *core) fetch(ctx context.Context, key string, held *cache.Record) (*cache.Record, func()) {
 	res := c.get(bypass.With(ctx), key, held.Validators())
 	c.stats.fetches.Add(1)
 	now := c.now()
 	out := c.classify.Classify(res, now)
 	rec := c.policy.Next(key, held, res, out, now)
-	return rec, func() { c.report(key, res, out, rec) }
+	return rec, func() {
+		c.report(key, res, out, rec)
+		if c.onFetch == nil {
+			res.Release()
+		}
+	}
 }
 
 // get runs one fetch; nil when none could be made, which the status table

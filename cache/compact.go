@@ -9,6 +9,8 @@ import (
 	"unsafe"
 
 	"github.com/klauspost/compress/s2"
+
+	"github.com/crawlkit/robots/fetch"
 )
 
 // A cache that holds thousands of records keeps each one compact: the body
@@ -42,10 +44,10 @@ func (r *Record) Compact() *Record {
 		return r
 	}
 	c := *r
-	if header := r.packedHeader(); len(r.Body) > 0 {
-		c.z = compress(header, r.Body)
+	if len(r.Body) > 0 {
+		c.z = r.compress()
 	} else {
-		c.z = pack(header, r.zbody())
+		c.z = pack(r.packedHeader(), r.zbody())
 	}
 	c.Body, c.Header, c.Good = nil, nil, g
 	return &c
@@ -110,11 +112,18 @@ func (r *Record) SameBody(o *Record) bool {
 		r, o = o, r
 	}
 	// r is compact, o holds its Body as a field: decompress r only when
-	// the lengths agree.
-	if n, err := s2.DecodedLen(r.zbody()); err != nil || n != len(o.Body) {
+	// the lengths agree, into scratch memory.
+	n, err := s2.DecodedLen(r.zbody())
+	if err != nil || n != len(o.Body) {
 		return false
 	}
-	return bytes.Equal(r.File(), o.Body)
+	buf := getScratch(n)
+	defer putScratch(buf)
+	b, err := s2.Decode((*buf)[:n], r.zbody())
+	if err != nil {
+		panic(corrupt(err))
+	}
+	return bytes.Equal(b, o.Body)
 }
 
 // File returns the body of r, compact or not: Body when it is set, else,
@@ -210,22 +219,55 @@ func pack(header, body []byte) string {
 	return unsafe.String(unsafe.SliceData(z), len(z)) // z is not written again
 }
 
-// scratch holds the buffers compress writes to before the result is copied
-// at its size.
+// scratch holds the buffers compress builds a record's z in before it is
+// copied at its size; buffers of up to keptScratch bytes go back to it.
 var scratch = sync.Pool{New: func() any { return new([]byte) }}
 
-// compress returns the z of a compact record of the packed headers header
-// and body, compressed in s2's block format, in a slice of its own size.
-func compress(header, body []byte) string {
+// keptScratch is the largest scratch buffer kept for another record: room
+// for a body at the default cap of a fetch, compressed, and its headers.
+// Larger ones, for larger caps, are made for each record and left to the
+// collector. The pool keeps as many as compressions ran at once between
+// two collections (a compression blocks on nothing, so about one per
+// processor): some 600 KB each at most.
+var keptScratch = s2.MaxEncodedLen(fetch.DefaultMaxBytes+1) + 4<<10
+
+// compress returns the z of a compact copy of r: its kept headers packed,
+// and its Body, compressed in s2's block format, in a string of its own
+// size. The headers and the body are built in a scratch buffer and copied
+// once.
+func (r *Record) compress() string {
 	buf := scratch.Get().(*[]byte)
-	if n := s2.MaxEncodedLen(len(body)); cap(*buf) < n {
-		*buf = make([]byte, n)
+	defer putScratch(buf)
+	b := (*buf)[:0]
+	if r.Header != nil {
+		b = appendPackedHeader(b, r.Header)
+	} else {
+		b = append(b, r.zheader()...)
 	}
-	out := pack(header, s2.Encode((*buf)[:cap(*buf)], body))
-	if cap(*buf) <= 64<<10 { // a huge body's buffer is not worth keeping
+	header := len(b)
+	if n := header + s2.MaxEncodedLen(len(r.Body)); cap(b) < n {
+		b = append(make([]byte, 0, max(n, min(2*cap(b), keptScratch))), b...)
+		*buf = b
+	}
+	body := s2.Encode(b[header:cap(b)], r.Body)
+	return pack(b[:header], body)
+}
+
+// getScratch returns a scratch buffer of at least n bytes, for putScratch.
+func getScratch(n int) *[]byte {
+	buf := scratch.Get().(*[]byte)
+	if cap(*buf) < n {
+		*buf = make([]byte, max(n, min(2*cap(*buf), keptScratch)))
+	}
+	return buf
+}
+
+// putScratch gives buf back to the pool, unless it is larger than what the
+// pool keeps. Nothing may read it afterwards.
+func putScratch(buf *[]byte) {
+	if cap(*buf) <= keptScratch {
 		scratch.Put(buf)
 	}
-	return out
 }
 
 // decompress returns what compress made z of. z is this package's own
@@ -256,7 +298,12 @@ func packHeader(h http.Header) []byte {
 			n += 1 + binary.MaxVarintLen32 + len(v)
 		}
 	}
-	b := make([]byte, 0, n)
+	return appendPackedHeader(make([]byte, 0, n), h)
+}
+
+// appendPackedHeader appends the kept headers of h as packHeader packs
+// them.
+func appendPackedHeader(b []byte, h http.Header) []byte {
 	for i, k := range KeptHeaders {
 		for _, v := range h[k] {
 			if sec, ok := fixdate(v); ok {

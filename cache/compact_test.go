@@ -2,6 +2,7 @@ package cache_test
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"runtime"
 	"testing"
@@ -137,6 +138,33 @@ func TestCompactKeepsNoBuffer(t *testing.T) {
 	c := r.Compact()
 	copy(body, "XXXXXXXX")
 	assert.Equal(t, bytes.Repeat([]byte("Disallow: /x\n"), 50), c.File())
+}
+
+// Compact builds each record in a scratch buffer it uses again: a record
+// compacted keeps none of it, so compacting others, of every size (the
+// scratch grows, and a body over the default cap makes one that is not
+// kept), leaves it as it was.
+func TestCompactSharesNoScratch(t *testing.T) {
+	sizes := []int{1, 100, 5 << 10, 70 << 10, 300 << 10, 5 << 20, 2 << 10, 600 << 10, 10}
+	var recs []*cache.Record
+	var bodies [][]byte
+	for i, n := range sizes {
+		body := bytes.Repeat([]byte(fmt.Sprintf("Disallow: /%d/", i)), n/10+1)[:n]
+		r := fleettest.Sample("https://a.example", now)
+		r.Body = body
+		if i%2 == 1 {
+			// Headers held packed, the body set since: both are built
+			// in the scratch too.
+			c := *fleettest.Sample("https://a.example", now).Compact()
+			c.Body = body
+			r = &c
+		}
+		recs, bodies = append(recs, r.Compact()), append(bodies, body)
+	}
+	for i, c := range recs {
+		assert.Equal(t, bodies[i], c.File(), "record %d", i)
+		assert.Equal(t, fleettest.Sample("https://a.example", now).Header, c.Headers(), "record %d", i)
+	}
 }
 
 // CompactWith keeps the compressed body of the record held when the body is

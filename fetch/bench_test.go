@@ -67,9 +67,11 @@ func (s *memorySite) RoundTrip(*http.Request) (*http.Response, error) {
 // BenchmarkFetchInMemory measures the Fetcher's own work and allocations
 // per fetch, with no network: a 3 KiB body (the corpus mean) sent with the
 // headers a real server sends, plain, with validators sent, behind one
-// redirect, without a Content-Length, and gzipped.
+// redirect, without a Content-Length, and gzipped; and a body of 12 KiB,
+// lent (see Result.Release), released after each fetch or not.
 func BenchmarkFetchInMemory(b *testing.B) {
 	body := []byte(strings.Repeat("Disallow: /some/path/of/a/site/\n", 3<<10/32))
+	large := bytes.Repeat(body, 4)
 	header := http.Header{
 		"Content-Type":  {"text/plain"},
 		"Date":          {"Fri, 27 Nov 2026 10:00:00 GMT"},
@@ -96,6 +98,8 @@ func BenchmarkFetchInMemory(b *testing.B) {
 		{"redirect", fetch.Validators{}, true, int64(len(body)), header, body},
 		{"no-length", fetch.Validators{}, false, -1, header, body},
 		{"gzip", fetch.Validators{}, false, int64(zipped.Len()), gzipHeader, zipped.Bytes()},
+		{"12KiB", fetch.Validators{}, false, int64(len(large)), header, large},
+		{"12KiB-released", fetch.Validators{}, false, int64(len(large)), header, large},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
@@ -106,12 +110,20 @@ func BenchmarkFetchInMemory(b *testing.B) {
 			}
 			f := newFetcher(b, fetch.Config{HTTPClient: &http.Client{Transport: s}})
 			ctx := context.Background()
-			b.SetBytes(int64(len(body)))
+			decoded := len(body)
+			if len(c.sent) == len(large) {
+				decoded = len(large)
+			}
+			b.SetBytes(int64(decoded))
 			b.ReportAllocs()
+			release := strings.HasSuffix(c.name, "-released")
 			for b.Loop() {
 				res, err := f.Fetch(ctx, "https://example.com/robots.txt", c.v)
-				if err != nil || res.Err != nil || len(res.Body) != len(body) {
+				if err != nil || res.Err != nil || len(res.Body) != decoded {
 					b.Fatal(err, res.Err)
+				}
+				if release {
+					res.Release()
 				}
 			}
 		})

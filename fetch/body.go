@@ -6,8 +6,10 @@ import (
 	"compress/gzip"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // The body buffer starts at firstBuffer bytes, larger than 99% of real
@@ -30,7 +32,13 @@ const (
 // it grows by a factor of growth up to max+1 bytes. At the peak a fetch
 // holds max+1 bytes of body and the buffer before, at most 1/growth of that
 // (32 KiB at the default cap), plus the decoder's fixed state.
-func readBody(resp *http.Response, max int64) (body []byte, truncated bool, err error) {
+//
+// A body of a pooled size (see pooledMin) is read into, or copied to, a
+// buffer lent from a pool, to give back once it is no longer read (the
+// returned lent, zero when none is). The slice has the capacity a buffer
+// made for it would have had; the buffer lent may be larger, by at most a
+// quarter of the body's size.
+func readBody(resp *http.Response, max int64) (body []byte, lent loan, truncated bool, err error) {
 	var r io.Reader = resp.Body
 	size := int64(firstBuffer)
 	if gzipped(resp.Header) {
@@ -40,7 +48,7 @@ func readBody(resp *http.Response, max int64) (body []byte, truncated bool, err 
 		// bodies are parsed anyway (they yield warnings, not rules).
 		if magic, err := g.br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
 			if err := g.zr.Reset(g.br); err != nil {
-				return nil, false, err
+				return nil, loan{}, false, err
 			}
 			g.zr.Multistream(false)
 			r = g
@@ -57,13 +65,22 @@ func readBody(resp *http.Response, max int64) (body []byte, truncated bool, err 
 		scratch = scratchPool.Get().(*[firstBuffer]byte)
 		defer scratchPool.Put(scratch)
 		buf = scratch[:0]
+	} else if n := min(size, limit); pooled(n) {
+		lent = lend(n)
+		buf = lent.buf.b[:0:n] // no more than it would have made: it grows as it would
 	} else {
-		buf = make([]byte, 0, min(size, limit))
+		buf = make([]byte, 0, n)
 	}
 	// own returns b, a part of buf, in memory of its own, of its size.
 	own := func(b []byte) []byte {
 		if scratch == nil {
 			return b
+		}
+		if pooled(int64(len(b))) {
+			lent = lend(int64(len(b)))
+			out := lent.buf.b[:len(b):len(b)]
+			copy(out, b)
+			return out
 		}
 		out := make([]byte, len(b))
 		copy(out, b)
@@ -77,17 +94,94 @@ func readBody(resp *http.Response, max int64) (body []byte, truncated bool, err 
 			grown := make([]byte, len(buf), min(int64(cap(buf))*growth, limit))
 			copy(grown, buf)
 			buf, scratch = grown, nil
+			// A body longer than it said (a RoundTripper of the caller's):
+			// the buffer lent, if any, holds nothing of it now.
+			lent.give()
+			lent = loan{}
 		}
 		n, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if err == io.EOF {
-			return own(buf), false, nil
+			body = own(buf)
+			return body, lent, false, nil
 		}
 		if err != nil {
-			return own(buf), false, err
+			body = own(buf)
+			return body, lent, false, err
 		}
 	}
-	return own(dropCutLine(buf[:max], buf[max])), true, nil
+	body = own(dropCutLine(buf[:max], buf[max]))
+	return body, lent, true, nil
+}
+
+// Bodies of pooledMin to pooledMax bytes (with the byte that tells their
+// end) are read into buffers lent from bodyPools, of a few sizes, which
+// Result.Release gives back for the bodies of later fetches: a crawler
+// that copies what it keeps of a body (as a cache compresses it) makes no
+// garbage of bodies. A smaller body is cheap to allocate; a larger one, up
+// to the cap, is rare. A body lent is held in a buffer at most a quarter
+// larger than it: the size classes are 4, 5, 6 and 7 times each power of
+// two from 1 KiB to 64 KiB, and 512 KiB, above the default cap.
+const (
+	pooledMin = 4 << 10
+	pooledMax = 512 << 10
+)
+
+// bodyClasses are the sizes of the buffers lent, ascending.
+var bodyClasses = func() []int {
+	var sizes []int
+	for p := pooledMin / 4; p < pooledMax/4; p <<= 1 {
+		for _, k := range []int{4, 5, 6, 7} {
+			sizes = append(sizes, k*p)
+		}
+	}
+	return append(sizes, pooledMax)
+}()
+
+// bodyPools holds, for each size class, the buffers given back.
+var bodyPools = func() []sync.Pool {
+	pools := make([]sync.Pool, len(bodyClasses))
+	for i, n := range bodyClasses {
+		pools[i].New = func() any { return &bodyBuffer{b: make([]byte, n), class: i} }
+	}
+	return pools
+}()
+
+// bodyBuffer is a buffer of bodyPools: while lent, the memory of one
+// Result's Body.
+type bodyBuffer struct {
+	b     []byte
+	class int
+	// lease counts the times the buffer was lent and given back: it is odd
+	// while the buffer is lent.
+	lease atomic.Uint64
+}
+
+// loan is a buffer lent, and the lease it was lent under: it gives the
+// buffer back only if that lease is the current one, so that giving back
+// twice (or from two copies of a Result), even once the buffer is lent
+// again, gives it back once.
+type loan struct {
+	buf   *bodyBuffer // nil: none
+	lease uint64
+}
+
+// pooled reports whether a buffer of n bytes is lent rather than made.
+func pooled(n int64) bool { return n >= pooledMin && n <= pooledMax }
+
+// lend lends a buffer of at least n bytes, n pooled.
+func lend(n int64) loan {
+	i, _ := slices.BinarySearch(bodyClasses, int(n))
+	lb := bodyPools[i].Get().(*bodyBuffer)
+	return loan{buf: lb, lease: lb.lease.Add(1)}
+}
+
+// give gives the buffer back, unless there is none or it was given back
+// under this lease already.
+func (l loan) give() {
+	if l.buf != nil && l.buf.lease.CompareAndSwap(l.lease, l.lease+1) {
+		bodyPools[l.buf.class].Put(l.buf)
+	}
 }
 
 // scratchPool holds the scratch buffers of bodies of unknown length, each

@@ -97,7 +97,9 @@ type Config struct {
 	// Values below DefaultMaxBytes (including zero) mean DefaultMaxBytes;
 	// values above MaxMaxBytes (32 MiB) mean MaxMaxBytes. A fetch holds at most
 	// MaxBytes+1 bytes of body and 1/16 of that besides while it grows its
-	// buffer; a small file costs little whatever the cap.
+	// buffer; a small file costs little whatever the cap. A body of 4 to 512
+	// KiB is held in a buffer at most a quarter larger than it, which
+	// Result.Release hands on to later fetches.
 	MaxBytes int64
 
 	// Timeout bounds a whole fetch, all redirects and the body included.
@@ -303,7 +305,7 @@ func (f *Fetcher) hop(ctx context.Context, res *Result, first authority.Authorit
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, "", "", nil // the body of an error says nothing we use; it is not read
 	}
-	res.Body, res.Truncated, err = readBody(resp, f.maxBytes)
+	res.Body, res.lent, res.Truncated, err = readBody(resp, f.maxBytes)
 	return nil, "", opBody, err
 }
 

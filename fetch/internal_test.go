@@ -92,7 +92,8 @@ func TestReadBodyBuffer(t *testing.T) {
 				h.Set("Content-Encoding", "gzip")
 			}
 			resp := &http.Response{Header: h, ContentLength: tt.length, Body: io.NopCloser(body)}
-			got, truncated, err := readBody(resp, tt.max)
+			got, lent, truncated, err := readBody(resp, tt.max)
+			defer (&Result{lent: lent}).Release()
 			require.NoError(t, err)
 			assert.NotNil(t, got, "a 2xx has a body, empty or not")
 			assert.Equal(t, tt.truncate, truncated)
@@ -134,11 +135,12 @@ func TestReadBodyPooled(t *testing.T) {
 						want = string(raw)
 					}
 				}
-				got, _, err := readBody(&http.Response{Header: h, ContentLength: -1, Body: io.NopCloser(bytes.NewReader(raw))}, DefaultMaxBytes)
+				got, lent, _, err := readBody(&http.Response{Header: h, ContentLength: -1, Body: io.NopCloser(bytes.NewReader(raw))}, DefaultMaxBytes)
 				if !assert.NoError(t, err) {
 					return
 				}
 				assert.Equal(t, want, string(got))
+				(&Result{Body: got, lent: lent}).Release()
 			}
 		}()
 	}

@@ -50,7 +50,7 @@ func (f *Fetcher) Read(robotsURL string, resp *http.Response) (*Result, error) {
 		return nil, &Error{Class: Other, Op: opRead, URL: res.FinalURL, Err: ErrNotFinal}
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode <= 299 && resp.Body != nil {
-		res.Body, res.Truncated, err = readBody(resp, f.maxBytes)
+		res.Body, res.lent, res.Truncated, err = readBody(resp, f.maxBytes)
 		if err != nil {
 			res.Err = &Error{Class: classOf(err, opBody), Op: opBody, URL: res.FinalURL, Err: err}
 		}

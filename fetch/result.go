@@ -58,6 +58,22 @@ type Result struct {
 	// response was obtained and read. StatusCode and Header may be set
 	// along with Err: a body cut short, or a redirect that was refused.
 	Err *Error
+
+	lent loan // Body's memory, when lent (see Release)
+}
+
+// Release gives the memory of Body back to the package, for the bodies of
+// later fetches, and sets Body to nil. Call it, if at all, once nothing
+// reads Body, nor any slice of it, any more: that memory will hold another
+// body. Releasing is optional: a Result not released keeps its Body as long
+// as it is referenced, and releasing twice, or releasing copies of a
+// Result, gives the memory back once.
+func (r *Result) Release() {
+	if r == nil {
+		return
+	}
+	r.lent.give()
+	r.lent, r.Body = loan{}, nil
 }
 
 // Hop is one redirect response on the way to the robots.txt file.

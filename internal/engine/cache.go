@@ -119,16 +119,19 @@ type Config[V Sizer] struct {
 	// held, the record the cache holds for key (nil when none), and, if not
 	// nil, a function to run once the record is stored (or refused, when
 	// the flight was superseded), before waiting callers get it: there, a
-	// caller's hook sees the cache as its callers will. Fetch runs in a
-	// flight of its own, at most one per key at a time, detached from every
-	// caller. A panic, or a nil record, counts as a failed fetch.
+	// caller's hook sees the cache as its callers will, and nothing of the
+	// cache reads the record returned any more: its Body's memory may be
+	// released there. Fetch runs in a flight of its own, at most one per
+	// key at a time, detached from every caller. A panic, or a nil record,
+	// counts as a failed fetch.
 	Fetch func(ctx context.Context, key string, held *cache.Record) (*cache.Record, func())
 
 	// Derive returns the value to answer with from rec. held is the entry
 	// rec replaces, if any, whose value Derive may reuse. rec may be
 	// compact or expanded (cache.Record.Compact); the entry stores it
-	// compact, so the value must not keep rec. A panic is contained: the
-	// record then counts as a failed fetch.
+	// compact, so the value must not keep rec, nor any memory of its Body
+	// (a fetch's, which Fetch's function may release). A panic is
+	// contained: the record then counts as a failed fetch.
 	Derive func(rec *cache.Record, held *Entry[V]) V
 
 	// Logger receives contained panics and fleet failures; nil means

@@ -155,36 +155,84 @@ type directives struct {
 // of voiding the others (cacheobject stops at the first error), except that
 // an s-maxage or max-age with an invalid value is remembered as such: it
 // means stale, not absent (RFC 9111 §4.2.1).
-func parseCacheControl(values []string) *directives {
-	all := &directives{ResponseCacheDirectives: cacheobject.ResponseCacheDirectives{
+func parseCacheControl(values []string) directives {
+	all := directives{ResponseCacheDirectives: cacheobject.ResponseCacheDirectives{
 		MaxAge: -1, SMaxAge: -1, StaleIfError: -1, StaleWhileRevalidate: -1}}
 	for _, v := range values {
-		for _, d := range splitDirectives(v) {
-			cd, err := cacheobject.ParseResponseCacheControl(d)
-			if err != nil {
-				// cacheobject reports a bad stale-if-error as a bad max-age,
-				// so the directive's own name decides.
-				switch directiveName(d) {
-				case "s-maxage":
-					all.badSMaxAge = true
-				case "max-age":
-					all.badMaxAge = true
-				}
-				continue
-			}
-			all.NoStore = all.NoStore || cd.NoStore
-			all.NoCachePresent = all.NoCachePresent || cd.NoCachePresent
-			// Of repeated ages the smallest, the most restrictive, holds
-			// (RFC 9111 §4.2.1).
-			if cd.MaxAge >= 0 && (all.MaxAge < 0 || cd.MaxAge < all.MaxAge) {
-				all.MaxAge = cd.MaxAge
-			}
-			if cd.SMaxAge >= 0 && (all.SMaxAge < 0 || cd.SMaxAge < all.SMaxAge) {
-				all.SMaxAge = cd.SMaxAge
+		for more := true; more; {
+			var d string
+			d, v, more = nextDirective(v)
+			if !all.common(d) {
+				all.parse(d)
 			}
 		}
 	}
 	return all
+}
+
+// parse adds the directive d, parsed by cacheobject.
+func (all *directives) parse(d string) {
+	cd, err := cacheobject.ParseResponseCacheControl(d)
+	if err != nil {
+		// cacheobject reports a bad stale-if-error as a bad max-age,
+		// so the directive's own name decides.
+		switch directiveName(d) {
+		case "s-maxage":
+			all.badSMaxAge = true
+		case "max-age":
+			all.badMaxAge = true
+		}
+		return
+	}
+	all.NoStore = all.NoStore || cd.NoStore
+	all.NoCachePresent = all.NoCachePresent || cd.NoCachePresent
+	all.age(cd.MaxAge, cd.SMaxAge)
+}
+
+// age adds a max-age and an s-maxage, -1 for none: of repeated ages the
+// smallest, the most restrictive, holds (RFC 9111 §4.2.1).
+func (all *directives) age(maxAge, sMaxAge cacheobject.DeltaSeconds) {
+	if maxAge >= 0 && (all.MaxAge < 0 || maxAge < all.MaxAge) {
+		all.MaxAge = maxAge
+	}
+	if sMaxAge >= 0 && (all.SMaxAge < 0 || sMaxAge < all.SMaxAge) {
+		all.SMaxAge = sMaxAge
+	}
+}
+
+// common adds the directive d and reports true when it is one that servers
+// commonly send, spelled as they do (lowercase; an age of one to nine
+// digits), which it adds as parse would, without cacheobject's
+// allocations; it reports false for any other, which it leaves to parse.
+func (all *directives) common(d string) bool {
+	d = strings.TrimLeft(d, " \t") // cacheobject skips whitespace before a directive
+	switch d {
+	case "public", "private", "must-revalidate", "proxy-revalidate", "no-transform", "immutable":
+		return true // nothing a lifetime depends on
+	case "no-store":
+		all.NoStore = true
+		return true
+	case "no-cache":
+		all.NoCachePresent = true
+		return true
+	}
+	name, v, _ := strings.Cut(d, "=")
+	if name != "max-age" && name != "s-maxage" || len(v) == 0 || len(v) > 9 {
+		return false
+	}
+	n := cacheobject.DeltaSeconds(0)
+	for i := range len(v) {
+		if v[i] < '0' || v[i] > '9' {
+			return false
+		}
+		n = n*10 + cacheobject.DeltaSeconds(v[i]-'0')
+	}
+	if name == "max-age" {
+		all.age(n, -1)
+	} else {
+		all.age(-1, n)
+	}
+	return true
 }
 
 // directiveName returns the lowercase name of directive d ("max-age" of
@@ -194,11 +242,11 @@ func directiveName(d string) string {
 	return strings.ToLower(strings.TrimSpace(name))
 }
 
-// splitDirectives splits a Cache-Control value at the commas that are not
-// inside a quoted string.
-func splitDirectives(v string) []string {
-	var out []string
-	start, quoted := 0, false
+// nextDirective returns the first directive of the Cache-Control value v,
+// up to the first comma that is not inside a quoted string, and what
+// follows that comma, if there is one.
+func nextDirective(v string) (d, rest string, more bool) {
+	quoted := false
 	for i := 0; i < len(v); i++ {
 		switch v[i] {
 		case '"':
@@ -209,12 +257,11 @@ func splitDirectives(v string) []string {
 			}
 		case ',':
 			if !quoted {
-				out = append(out, v[start:i])
-				start = i + 1
+				return v[:i], v[i+1:], true
 			}
 		}
 	}
-	return append(out, v[start:])
+	return v, "", false
 }
 
 // Backoff bounds: the first retry of an unreachable authority waits

@@ -1,0 +1,96 @@
+package robots_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/crawlkit/robots"
+)
+
+// manySites answers the robots.txt of host "h<i>.example" with bodies[i],
+// in memory.
+type manySites struct{ bodies [][]byte }
+
+func (s *manySites) RoundTrip(req *http.Request) (*http.Response, error) {
+	i, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(req.URL.Hostname(), "h"), ".example"))
+	if err != nil || i >= len(s.bodies) {
+		return &http.Response{StatusCode: http.StatusNotFound, Body: http.NoBody, Header: http.Header{}, Request: req}, nil
+	}
+	return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"text/plain"}},
+		ContentLength: int64(len(s.bodies[i])), Body: io.NopCloser(bytes.NewReader(s.bodies[i])), Request: req}, nil
+}
+
+// newManySites returns n sites whose robots.txt, of the same size (which a
+// fetch reads into memory it may have read another into), disallows
+// /p<i>/ for site i and nothing else.
+func newManySites(n int) *manySites {
+	s := &manySites{}
+	for i := range n {
+		b := []byte(fmt.Sprintf("User-agent: *\nDisallow: /p%03d/\nAllow: /p%03d/open\n", i, i))
+		b = append(b, bytes.Repeat([]byte("# padding\n"), 600)...)
+		s.bodies = append(s.bodies, b)
+	}
+	return s
+}
+
+// A Client lets the memory of a fetch's body go once it has compiled and
+// compacted it, for the bodies of later fetches: nothing it answers with
+// may keep that memory. Each site's answers, asked once all were fetched
+// (their bodies' memory read others into), are still its own.
+func TestBodiesLetGoAnswerRight(t *testing.T) {
+	sites := newManySites(60)
+	c, err := robots.New(robots.Options{UserAgent: "TestBot/1.0", HTTPClient: &http.Client{Transport: sites},
+		CacheBytes: 1 << 30})
+	require.NoError(t, err)
+	ctx := context.Background()
+	ask := func(i, j int, path string) bool {
+		ok, err := c.Allowed(ctx, fmt.Sprintf("https://h%d.example/p%03d/%s", i, j, path))
+		require.NoError(t, err)
+		return ok
+	}
+	for i := range sites.bodies {
+		assert.False(t, ask(i, i, "x"), "site %d", i)
+	}
+	for i := range sites.bodies {
+		assert.False(t, ask(i, i, "x"), "site %d", i)
+		assert.True(t, ask(i, i, "open"), "site %d", i)
+		assert.True(t, ask(i, (i+1)%len(sites.bodies), "x"), "site %d", i)
+	}
+	assert.Equal(t, uint64(len(sites.bodies)), c.Stats().Fetches, "answered from the cache")
+
+	// What the cache keeps of each body is its own too.
+	var exported bytes.Buffer
+	require.NoError(t, c.Export(&exported))
+	for i, b := range sites.bodies {
+		assert.Contains(t, exported.String(), string(b[:40]), "site %d", i)
+	}
+}
+
+// The body an OnFetch hook is given is the hook's: later fetches never read
+// into its memory.
+func TestOnFetchKeepsItsBody(t *testing.T) {
+	sites := newManySites(30)
+	o := robots.Options{UserAgent: "TestBot/1.0", HTTPClient: &http.Client{Transport: sites}}
+	fetched := onFetch(&o)
+	c, err := robots.New(o)
+	require.NoError(t, err)
+	var events []robots.FetchEvent
+	for i := range sites.bodies {
+		_, err := c.Allowed(context.Background(), fmt.Sprintf("https://h%d.example/", i))
+		require.NoError(t, err)
+		events = append(events, <-fetched)
+	}
+	for i, e := range events {
+		require.NotNil(t, e.Result, "site %d", i)
+		assert.Equal(t, sites.bodies[i], e.Result.Body, "site %d", i)
+	}
+}
