@@ -218,10 +218,14 @@ func compile(r *parser.Robots, smallMax int, agents ...string) *Matcher {
 	} else {
 		var plainAt int
 		text, plainAt, lines, npieces = compileTrie(groups, k, byLine, agentText, sc)
-		list, delays, _ = compileAgents(groups, nagents, text[:plainAt-agentText:plainAt]) // in their room
+		var agents []byte
+		list, delays, agents = compileAgents(groups, nagents, text[:plainAt-agentText:plainAt]) // in their room
+		if len(agents) != plainAt {                                                             // more would have moved them out of text: its capacity ends at plainAt
+			panic("matcher: the agents of a trie were not sized as they were written")
+		}
 		tm := &trieMatcher{}
 		tm.trie = newPatternSet(sc.entries, npieces, unsafe.String(unsafe.SliceData(text), len(text)), true, true, sc)
-		tm.trie.keepEdges(text, plainAt, len(text) <= maxScratchText, sc)
+		tm.trie.keepEdges(text, plainAt, len(text) <= maxScratchText)
 		m = &tm.m
 		m.text, m.trie = tm.trie.text, &tm.trie
 	}
@@ -271,8 +275,8 @@ func compileTrie(groups []*parser.Group, k int, byLine bool, agentText int, sc *
 		text = resize(sc.text, size+agentText) // keepEdges copies out what is kept
 		sc.text = text
 	} else {
-		// Built where it is kept: what compiling a large file throws
-		// away stays small beside it.
+		// Built where it may be kept: keepEdges keeps it in place when
+		// its plain patterns are few.
 		text = make([]byte, size+agentText)
 	}
 	plainAt = notedSize + agentText
@@ -342,6 +346,11 @@ func compileTrie(groups []*parser.Group, k int, byLine bool, agentText int, sc *
 				npieces += n
 			}
 		}
+	}
+	if len(noted) != notedSize || plain != len(text) {
+		// The sizes counted are what was written, or the entries refer
+		// to octets that are not there.
+		panic("matcher: the text of a trie was not sized as it was written")
 	}
 	sc.entries, sc.canon, sc.bits = entries, scratch, facts
 	return text, plainAt, lines, npieces
@@ -449,7 +458,6 @@ type scratch struct {
 	bits    []uint64
 	canon   []byte
 	text    []byte // the text of a small trie, as it is built (see compileTrie)
-	labels  []byte // the labels of a trie's edges (see keepEdges)
 	// A trie built in the scratch (see newPatternSet).
 	nodes  []node
 	edges  []uint8
@@ -512,11 +520,8 @@ func (sc *scratch) release() {
 		cap(sc.notes) * int(unsafe.Sizeof(note{})), cap(sc.wildAt) * int(unsafe.Sizeof(wildAt{})),
 		cap(sc.slots) * 8, cap(sc.pieceKeys) * 8, cap(sc.positions) * 4,
 	}
-	// The text of a trie built in the scratch, and the labels of one's
-	// edges, are kept beside: up to maxScratchText each.
-	if cap(sc.labels) > maxScratchText {
-		sc.labels = nil
-	}
+	// The text of a trie built in the scratch is kept beside, up to
+	// maxScratchText.
 
 	n := 0
 	for _, k := range sizes {

@@ -124,7 +124,8 @@ type Result struct {
 	// Reason says how the verdict was reached.
 	Reason Reason
 	// Rule is the rule that decided, as written in the file, when Reason is
-	// RuleMatched; the zero Rule otherwise.
+	// RuleMatched; the zero Rule otherwise. Its Pattern may be a substring
+	// of the path asked about, which it spells.
 	Rule parser.Rule
 }
 
@@ -165,9 +166,15 @@ func (m *Matcher) written(h hit, path string) string {
 	at, isNoted := m.trie.ruleAt(h)
 	if !isNoted {
 		// A plain pattern is canonical and matched the path from its
-		// start: it is the path's first octets, in canonical form.
-		// It allocates only for a path that is not canonical.
-		return urlpath.Path(pathOf(path))[:h.depth]
+		// start: it is the path's first octets, in canonical form, those
+		// of path itself when it is canonical. Of one that is not, only
+		// the pattern is copied.
+		path = pathOf(path)
+		if urlpath.IsCanonicalPath(path) {
+			return path[:h.depth]
+		}
+		var buf [512]byte
+		return string(urlpath.AppendPath(buf[:0], path)[:h.depth])
 	}
 	return writtenAt(m.text, at)
 }

@@ -676,4 +676,16 @@ func TestTrieReportsPlainRulesFromThePath(t *testing.T) {
 	for _, path := range []string{"/caf%C3%A9/menu/today", "/shop/cart", "/filler/5/x"} {
 		assert.Zero(t, testing.AllocsPerRun(100, func() { m.Match(path) }), path)
 	}
+	// Of another path, the rule alone is copied: one allocation of its
+	// octets, not of the path's.
+	long := "/café/menu/" + strings.Repeat("x", 400)
+	assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { m.Match(long) }))
+	var res matcher.Result
+	allocated, _ := sharedtest.Memory(func() {
+		for range 1000 {
+			res = m.Match(long)
+		}
+	})
+	assert.Less(t, allocated/1000, int64(64), "a copy of the pattern, not of the path")
+	assert.Equal(t, "/caf%C3%A9/menu", res.Rule.Pattern)
 }

@@ -539,7 +539,7 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 // plain pattern, and a match reports it from the path that matched it
 // (see Matcher.written). What is kept is copied out at its size when text
 // is the scratch's or would keep much slack, and stays in text otherwise.
-func (s *patternSet) keepEdges(text []byte, plainAt int, inScratch bool, sc *scratch) {
+func (s *patternSet) keepEdges(text []byte, plainAt int, inScratch bool) {
 	nodes := s.nodes[:len(s.nodes)-1] // less the sentinel
 	meta := s.metaOf()[:len(nodes)]
 	n := 0
@@ -553,9 +553,8 @@ func (s *patternSet) keepEdges(text []byte, plainAt int, inScratch bool, sc *scr
 	staged := !inScratch && len(text)-len(kept) <= len(kept)/16
 	if staged {
 		// Kept in place: the labels are read from where they are
-		// written, so they are gathered in the scratch first.
-		labels = resize(sc.labels, n)
-		sc.labels = labels
+		// written, so they are gathered apart first.
+		labels = make([]byte, n)
 	} else {
 		kept = make([]byte, len(kept))
 		copy(kept, text[:plainAt])

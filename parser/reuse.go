@@ -60,7 +60,9 @@ func (st *store) init(b *builder, body []byte, n *tally) {
 
 // reuse returns the array of *a emptied, with room for n, or nil for none,
 // as Parse leaves a slice of nothing. What it held past the new file's
-// elements points into the store alone: it is not cleared.
+// elements is not cleared: it points into the store's arrays, or into ones
+// it let go for larger, which it keeps alive for as long as they are not
+// overwritten (a store is at most maxStore bytes).
 func reuse[T any](a *[]T, n int) []T {
 	if n == 0 {
 		return nil

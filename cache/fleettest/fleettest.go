@@ -31,7 +31,7 @@ import (
 )
 
 // Lease is the lifetime of the leases the suite takes.
-const Lease = 150 * time.Millisecond
+const Lease = 400 * time.Millisecond
 
 // Run checks the Fleet contract on fleets made by newFleet, which returns an
 // empty fleet for the test it is given (and cleans it up with t.Cleanup).
@@ -157,7 +157,7 @@ func Run(t *testing.T, newFleet func(t *testing.T) cache.Fleet) {
 			held := acquire(t, f, keyA, time.Now())
 			require.Nil(t, held.Lease, "still held: no one else gets it")
 			assert.False(t, held.HeldUntil.After(time.Now().Add(Lease+time.Second)), "and it ends within a term")
-			time.Sleep(Lease / 3) // the lease's own clock runs: a Redis's
+			time.Sleep(Lease / 4) // the lease's own clock runs: a Redis's
 		}
 		require.NoError(t, f.Publish(ctx, l, Sample(keyA, time.Now()), time.Now()))
 		_, err := f.Renew(ctx, l, Lease, time.Now())
