@@ -414,7 +414,6 @@ type scratch struct {
 	entries []entry
 	depths  []uint32
 	above   []uint64
-	keys    []uint8
 	bits    []uint64
 	canon   []byte
 	// A trie built in the scratch (see newPatternSet).
@@ -470,7 +469,7 @@ func (sc *scratch) release() {
 	}
 	sizes := [...]int{
 		cap(sc.entries) * int(unsafe.Sizeof(entry{})), cap(sc.depths) * 4, cap(sc.above) * 8,
-		cap(sc.keys), cap(sc.bits) * 8, cap(sc.canon),
+		cap(sc.bits) * 8, cap(sc.canon),
 		cap(sc.nodes) * int(unsafe.Sizeof(node{})), cap(sc.edges), cap(sc.meta), cap(sc.ids) * 2,
 		cap(sc.notes) * int(unsafe.Sizeof(note{})), cap(sc.wildAt) * int(unsafe.Sizeof(wildAt{})),
 		cap(sc.slots) * 8, cap(sc.pieceKeys) * 8, cap(sc.positions) * 4,
@@ -496,26 +495,24 @@ func (sc *scratch) release() {
 		case 2:
 			sc.above = nil
 		case 3:
-			sc.keys = nil
-		case 4:
 			sc.bits = nil
-		case 5:
+		case 4:
 			sc.canon = nil
-		case 6:
+		case 5:
 			sc.nodes = nil
-		case 7:
+		case 6:
 			sc.edges = nil
-		case 8:
+		case 7:
 			sc.meta = nil
-		case 9:
+		case 8:
 			sc.ids = nil
-		case 10:
+		case 9:
 			sc.notes = nil
-		case 11:
+		case 10:
 			sc.wildAt = nil
-		case 12:
+		case 11:
 			sc.slots = nil
-		case 13:
+		case 12:
 			sc.pieceKeys = nil
 		default:
 			sc.positions = nil

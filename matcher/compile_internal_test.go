@@ -218,11 +218,22 @@ func TestRulesReportWhatWasWritten(t *testing.T) {
 }
 
 // sortEntries orders entries by their heads as a sort of the strings does,
-// for heads that share long prefixes, end inside one another or repeat, in
-// sets small and large enough to recurse.
+// keeping the order of equal ones, for heads that share long prefixes, end
+// inside one another or repeat, in sets small and large enough to recurse,
+// and sorted by comparisons when there are more than its records name.
 func TestSortEntries(t *testing.T) {
+	t.Run("records", testSortEntries)
+	t.Run("comparisons", func(t *testing.T) {
+		old := maxRecs
+		t.Cleanup(func() { maxRecs = old })
+		maxRecs = 12
+		testSortEntries(t)
+	})
+}
+
+func testSortEntries(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	for _, n := range []int{0, 1, 2, 11, 13, 40, 300, 3000} {
+	for _, n := range []int{0, 1, 2, 11, 13, 40, lsdMin - 1, lsdMin, 300, 3000} {
 		for range 20 {
 			var text strings.Builder
 			entries := make([]entry, n)
@@ -241,12 +252,22 @@ func TestSortEntries(t *testing.T) {
 			ids := make([]int32, n)
 			for i, e := range entries {
 				ids[i] = e.id
+				if i > 0 && s[e.base:e.base+e.head] == s[entries[i-1].base:entries[i-1].base+entries[i-1].head] {
+					require.Less(t, entries[i-1].id, e.id, "equal heads keep their order")
+				}
 			}
 			slices.Sort(ids)
 			for i, id := range ids {
 				require.Equal(t, int32(i), id, "every entry once")
 			}
 		}
+	}
+	// Sorted already, as the heads "/" of wildcard patterns are: kept as
+	// they are.
+	sorted := []entry{{base: 0, head: 1, id: 0}, {base: 0, head: 1, id: 1}, {base: 0, head: 2, id: 2}, {base: 2, head: 2, id: 3}}
+	sortEntries(sorted, "/a/b", nil)
+	for i, e := range sorted {
+		require.Equal(t, int32(i), e.id)
 	}
 	// Heads nested in one another, each one longer, in reverse: each pass
 	// settles one of them.
