@@ -460,3 +460,27 @@ func TestIsCanonical(t *testing.T) {
 		assert.Equal(t, urlpath.IsCanonicalPattern(p), isCanonical(p), "%q", p)
 	}
 }
+
+// commonPrefix, eight octets at a time, agrees with a comparison of one
+// octet at a time, for a difference at every place in and past a word.
+func TestCommonPrefix(t *testing.T) {
+	base := "/abcdefghijklmnopqrstuvwxyz0123456789"
+	for n := range len(base) + 1 {
+		for m := range len(base) + 1 {
+			a, b := base[:n], []byte(base[:m])
+			for d := range m + 1 {
+				if d < m {
+					b[d] ^= 1
+				}
+				want := 0
+				for want < min(n, m) && a[want] == b[want] {
+					want++
+				}
+				require.Equal(t, want, commonPrefix(a, string(b)), "%q %q", a, b)
+				if d < m {
+					b[d] ^= 1
+				}
+			}
+		}
+	}
+}

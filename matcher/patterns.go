@@ -978,9 +978,17 @@ func (s *patternSet) edgeWide(lo, hi int32, c byte) int32 {
 	return -1
 }
 
+// commonPrefix returns the length of the longest common prefix of a and
+// b, comparing eight octets at a time.
 func commonPrefix(a, b string) int {
 	n := min(len(a), len(b))
-	for i := 0; i < n; i++ {
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		if x := binary.LittleEndian.Uint64([]byte(a[i:i+8])) ^ binary.LittleEndian.Uint64([]byte(b[i:i+8])); x != 0 {
+			return i + bits.TrailingZeros64(x)>>3
+		}
+	}
+	for ; i < n; i++ {
 		if a[i] != b[i] {
 			return i
 		}
