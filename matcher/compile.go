@@ -343,19 +343,44 @@ var upperHex, canonicalEscape = func() (h [256]uint8, esc [256]bool) {
 	return h, esc
 }()
 
-// isCanonical is urlpath.IsCanonicalPattern, eight octets at a time for
-// the runs of plain octets that most patterns are, with escapes and a
-// final '$' checked by tables derived from urlpath; on any other octet it
-// asks urlpath.
-func isCanonical(p string) bool {
+// octetClass says of each octet whether it is a plainOctet, and whether
+// it is '*'.
+var octetClass = func() (t [256]uint8) {
+	for c := range t {
+		if plainOctet[c] {
+			t[c] |= classPlain
+		}
+	}
+	t['*'] |= classStar
+	return t
+}()
+
+const (
+	classPlain = 1 << iota
+	classStar
+)
+
+// canonicalStar returns urlpath.IsCanonicalPattern(p) and, when p is
+// canonical, whether it holds a '*'. It reads eight octets at a time for
+// the runs of plain octets that most patterns are, and checks escapes and
+// a final '$' by tables derived from urlpath; on any other octet it asks
+// urlpath.
+func canonicalStar(p string) (canonical, star bool) {
+	seen := uint8(0) // the classes of the octets read
 	for i := 0; i < len(p); {
-		if i+8 <= len(p) && plainOctet[p[i]] && plainOctet[p[i+1]] && plainOctet[p[i+2]] && plainOctet[p[i+3]] &&
-			plainOctet[p[i+4]] && plainOctet[p[i+5]] && plainOctet[p[i+6]] && plainOctet[p[i+7]] {
-			i += 8
-			continue
+		if i+8 <= len(p) {
+			w := p[i : i+8]
+			a, b, c, d := octetClass[w[0]], octetClass[w[1]], octetClass[w[2]], octetClass[w[3]]
+			e, f, g, h := octetClass[w[4]], octetClass[w[5]], octetClass[w[6]], octetClass[w[7]]
+			if a&b&c&d&e&f&g&h&classPlain != 0 {
+				seen |= a | b | c | d | e | f | g | h
+				i += 8
+				continue
+			}
 		}
 		switch c := p[i]; {
 		case plainOctet[c]:
+			seen |= octetClass[c]
 			i++
 		case c == '%' && i+2 < len(p) && upperHex[p[i+1]]|upperHex[p[i+2]] != 0xff &&
 			canonicalEscape[upperHex[p[i+1]]<<4|upperHex[p[i+2]]]:
@@ -363,10 +388,13 @@ func isCanonical(p string) bool {
 		case c == '$' && i == len(p)-1:
 			i++
 		default:
-			return urlpath.IsCanonicalPattern(p)
+			if urlpath.IsCanonicalPattern(p) {
+				return true, strings.IndexByte(p, '*') >= 0
+			}
+			return false, false
 		}
 	}
-	return true
+	return true, seen&classStar != 0
 }
 
 // ruleFacts returns the facts of a rule of pattern p, and adds to size
@@ -377,15 +405,16 @@ func ruleFacts(p string, allow bool, scratch *[]byte, size, patterns *int) uint8
 		return factEmpty
 	}
 	canon, f := p, uint8(0)
-	if !isCanonical(p) {
+	canonical, star := canonicalStar(p)
+	if !canonical {
 		f = factRewritten
 		*scratch = urlpath.AppendPattern((*scratch)[:0], p)
 		canon = unsafe.String(unsafe.SliceData(*scratch), len(*scratch))
 		if canon == "" {
 			return f | factEmpty
 		}
+		star = strings.IndexByte(canon, '*') >= 0
 	}
-	star := strings.IndexByte(canon, '*') >= 0
 	index := allow && indexRule(canon) >= 0
 	n := len(canon)
 	if f&factRewritten != 0 || star || canon[len(canon)-1] == '$' || index {
@@ -549,17 +578,19 @@ func (z *textSize) add(p string, allow bool) (rewritten bool) {
 	if p == "" {
 		return false
 	}
-	canon, rewritten := p, !isCanonical(p)
+	canonical, star := canonicalStar(p)
+	canon, rewritten := p, !canonical
 	if rewritten {
 		z.scratch = urlpath.AppendPattern(z.scratch[:0], p)
 		canon = unsafe.String(unsafe.SliceData(z.scratch), len(z.scratch))
+		star = strings.IndexByte(canon, '*') >= 0
 	}
 	if canon == "" {
 		return rewritten
 	}
 	z.text += len(canon)
 	z.plain += len(canon)
-	if strings.IndexByte(canon, '*') >= 0 {
+	if star {
 		z.text++ // see pieceText
 	}
 	if rewritten {

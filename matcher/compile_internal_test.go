@@ -435,10 +435,17 @@ func TestTrieInScratchAsInPlace(t *testing.T) {
 	}
 }
 
-// isCanonical answers as urlpath.IsCanonicalPattern does, for patterns of
-// every octet at every place, escapes canonical or not, and a '$' inside
-// or last.
-func TestIsCanonical(t *testing.T) {
+// canonicalStar answers as urlpath.IsCanonicalPattern does, for patterns
+// of every octet at every place, escapes canonical or not, and a '$'
+// inside or last, and finds the '*' of a canonical one.
+func TestCanonicalStar(t *testing.T) {
+	isCanonical := func(p string) bool {
+		canonical, star := canonicalStar(p)
+		if canonical {
+			require.Equal(t, strings.IndexByte(p, '*') >= 0, star, "%q holds a star", p)
+		}
+		return canonical
+	}
 	for c := range 256 {
 		for _, p := range []string{
 			string([]byte{byte(c)}),
@@ -456,7 +463,8 @@ func TestIsCanonical(t *testing.T) {
 		}
 	}
 	for _, p := range []string{"", "/a$", "/a$b", "/abcdefgh$", "/abcdefg$h", "/%2A", "/%2a", "/%41", "/abcdefgh%2Aij",
-		"/abcdefgh%zz", "/a*b#c", "/%", "/%2", "/a%D0%B7$", "/a%D0%B7$x", "%F0%9F%98%80/abcdefgh"} {
+		"/abcdefgh%zz", "/a*b#c", "/%", "/%2", "/a%D0%B7$", "/a%D0%B7$x", "%F0%9F%98%80/abcdefgh",
+		"/abcdefg*", "/abcdefgh/*", "/*abcdefgh", "/%41*", "/abcdefgh%41ijklmnop*", "*"} {
 		assert.Equal(t, urlpath.IsCanonicalPattern(p), isCanonical(p), "%q", p)
 	}
 }
