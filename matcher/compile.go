@@ -278,9 +278,10 @@ func compileTrie(groups []*parser.Group, k int, byLine bool, agentText int, sc *
 				canon = unsafe.String(unsafe.SliceData(scratch), len(scratch))
 			}
 			at := uint32(len(text))
-			star := strings.IndexByte(canon, '*')
+			star := -1 // a rule that is not noted holds none
 			isNoted := f&factNoted != 0
 			if isNoted {
+				star = strings.IndexByte(canon, '*')
 				text = appendLength(text, len(canon))
 			}
 			base := uint32(len(text))

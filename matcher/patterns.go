@@ -485,8 +485,16 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 				k++
 			}
 			// The entries are sorted, so the common prefix of the first
-			// and the last of a run is common to all of it.
-			tail := min(uint32(commonPrefix(a[depth+1:], head(&entries[k-1])[depth+1:])), maxTail)
+			// and the last of a run is common to all of it (of one
+			// entry, all of its head).
+			rest := a[depth+1:]
+			if len(rest) > maxTail {
+				rest = rest[:maxTail]
+			}
+			tail := uint32(len(rest))
+			if k > i+1 {
+				tail = uint32(commonPrefix(rest, head(&entries[k-1])[depth+1:]))
+			}
 			c := len(nodes)
 			if c == n {
 				// Past maxNodes: the rest of the trie is not built (no
