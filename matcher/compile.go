@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/crawlkit/robots/internal/urlpath"
@@ -771,7 +772,7 @@ func groupFor(g *parser.Group, valid []string) int {
 			continue
 		}
 		for _, v := range valid {
-			if a.Names(v) {
+			if lineNames(a, v) {
 				return named
 			}
 		}
@@ -780,6 +781,26 @@ func groupFor(g *parser.Group, valid []string) int {
 		return global
 	}
 	return other
+}
+
+// lineNames is a.Names(name), for a valid name (parser.IsValidName),
+// answered at once when the first octets differ, as they do for most
+// lines: a line names a crawler by its value's start, which ignoring case
+// starts as the name does. (An octet of a name is ASCII, and no character
+// outside ASCII folds to one of them but the Kelvin sign and the long s:
+// a value that does not start with an ASCII octet is left to Names.)
+func lineNames(a parser.Agent, name string) bool {
+	if v := a.Value; v != "" && name != "" && v[0] < utf8.RuneSelf && lowerASCII(v[0]) != lowerASCII(name[0]) {
+		return false
+	}
+	return a.Names(name)
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // crawlDelay returns the largest Crawl-delay of g's user-agent lines that
@@ -798,7 +819,7 @@ func crawlDelay(g *parser.Group, valid []string) time.Duration {
 		}
 		applies := kind == global && a.IsGlobal()
 		for _, v := range valid {
-			applies = applies || kind == named && a.Names(v)
+			applies = applies || kind == named && lineNames(a, v)
 		}
 		if applies {
 			d = a.CrawlDelay

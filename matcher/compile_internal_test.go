@@ -492,3 +492,18 @@ func TestCommonPrefix(t *testing.T) {
 		}
 	}
 }
+
+// lineNames answers as Agent.Names does, for values and names that differ
+// or agree in their first octet, in case, or by a character outside ASCII
+// that folds to an ASCII letter.
+func TestLineNames(t *testing.T) {
+	values := []string{"", "*", "* x", "FooBot", "foobot/2.1", "Foo Bot", "fooBot", "xFooBot", "FOO", "MJ12bot", "mj12BOT/1",
+		"\u212Abot", "\u212A12bot", "\u017Fbot", "\u017F12bot", "kbot", "Kbot", "s12bot", "-bot", "_x", "ébot", "9bot"}
+	names := []string{"FooBot", "foo", "MJ12bot", "kbot", "k12bot", "sbot", "s12bot", "Mail.RU_Bot", "x", "-bot", "9bot", "*"}
+	for _, v := range values {
+		for _, n := range names {
+			a := parser.Agent{Value: v}
+			assert.Equal(t, a.Names(n), lineNames(a, n), "%q names %q", v, n)
+		}
+	}
+}
