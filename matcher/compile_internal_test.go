@@ -36,12 +36,12 @@ func TestRadixNodes(t *testing.T) {
 			keys[i] = letters(rng, "ab/", rng.IntN(6))
 		}
 		slices.Sort(keys)
-		got := radixNodes(len(keys), 0, func(i int) string { return keys[i] })
+		got := radixNodes(len(keys), false, func(i int) string { return keys[i] })
 		require.Equal(t, trieNodes(keys), got, "%q", keys)
 		// No edge is long enough to split.
-		require.Equal(t, got, radixNodes(len(keys), maxEdge, func(i int) string { return keys[i] }), "%q", keys)
+		require.Equal(t, got, radixNodes(len(keys), true, func(i int) string { return keys[i] }), "%q", keys)
 	}
-	assert.Equal(t, 1, radixNodes(0, 0, nil))
+	assert.Equal(t, 1, radixNodes(0, false, nil))
 }
 
 // An edge longer than maxEdge octets is split over a chain of nodes: the
@@ -77,7 +77,7 @@ func TestRadixNodesSplitsLongEdges(t *testing.T) {
 			}
 			want += 1 + (len(s)-parent-1)/maxEdge
 		}
-		require.Equal(t, want, radixNodes(len(keys), maxEdge, func(i int) string { return keys[i] }), "%q", keys)
+		require.Equal(t, want, radixNodes(len(keys), true, func(i int) string { return keys[i] }), "%q", keys)
 		var b strings.Builder
 		b.WriteString("User-agent: *\n")
 		for _, k := range keys {

@@ -324,7 +324,7 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 	} else {
 		// Count the nodes, and what they hold beside a plain pattern that
 		// is their string: entries of one head are adjacent.
-		nc := nodeCounter{maxEdge: maxEdge}
+		nc := nodeCounter{split: true}
 		notes := 0
 		prev := ""
 		for lo := 0; lo < len(entries); {
@@ -751,9 +751,9 @@ func sortLSD(recs, buf []sortRec) {
 
 // radixNodes returns the number of nodes, the root included, of the radix
 // trie over the sorted strings key(0), …, key(n-1), with an edge of more
-// than maxEdge octets (when maxEdge is not 0) split over a chain of nodes.
-func radixNodes(n, maxEdge int, key func(int) string) int {
-	c := nodeCounter{maxEdge: maxEdge}
+// than maxEdge octets split over a chain of nodes when split.
+func radixNodes(n int, split bool, key func(int) string) int {
+	c := nodeCounter{split: split}
 	prev := ""
 	for i := range n {
 		k := key(i)
@@ -774,8 +774,9 @@ func radixNodes(n, maxEdge int, key func(int) string) int {
 // stack, or a branch at the common prefix of the last string and the next,
 // which is opened there if it is not open yet.
 type nodeCounter struct {
-	nodes, maxEdge int
-	stack          []int
+	nodes int
+	split bool // an edge of more than maxEdge octets is a chain of nodes
+	stack []int
 }
 
 // next adds k, which follows and differs from the string before it, with
@@ -802,8 +803,8 @@ func (c *nodeCounter) next(k string, l int) {
 // count counts a node of depth d under a parent of depth p.
 func (c *nodeCounter) count(d, p int) {
 	c.nodes++
-	if c.maxEdge > 0 {
-		c.nodes += (d - p - 1) / c.maxEdge
+	if c.split {
+		c.nodes += (d - p - 1) / maxEdge
 	}
 }
 
