@@ -566,7 +566,17 @@ func cloneExact[T any](b []T) []T {
 // memory, never a verdict.)
 func (s *wildSet) sortNode(entries []entry, lo int, dropEqual bool) {
 	run := s.wild[lo:]
-	slices.SortFunc(run, func(a, b wildRule) int { return cmp.Compare(b.rank, a.rank) })
+	if len(run) <= 12 {
+		// As slices.SortFunc sorts so few (by insertion), without its
+		// calls: most nodes hold one or two.
+		for i := 1; i < len(run); i++ {
+			for j := i; j > 0 && run[j].rank > run[j-1].rank; j-- {
+				run[j], run[j-1] = run[j-1], run[j]
+			}
+		}
+	} else {
+		slices.SortFunc(run, func(a, b wildRule) int { return cmp.Compare(b.rank, a.rank) })
+	}
 	if !dropEqual {
 		return
 	}
