@@ -370,13 +370,16 @@ const (
 func canonicalStar(p string) (canonical, star bool) {
 	seen := uint8(0) // the classes of the octets read
 	for i := 0; i < len(p); {
-		if i+8 <= len(p) {
-			w := p[i : i+8]
+		if len(p) >= 8 {
+			// The eight octets from i, or the last eight: those before i
+			// were read already.
+			at := min(i, len(p)-8)
+			w := p[at : at+8]
 			a, b, c, d := octetClass[w[0]], octetClass[w[1]], octetClass[w[2]], octetClass[w[3]]
 			e, f, g, h := octetClass[w[4]], octetClass[w[5]], octetClass[w[6]], octetClass[w[7]]
 			if a&b&c&d&e&f&g&h&classPlain != 0 {
 				seen |= a | b | c | d | e | f | g | h
-				i += 8
+				i = at + 8
 				continue
 			}
 		}
