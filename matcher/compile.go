@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/crawlkit/robots/internal/urlpath"
@@ -383,19 +384,47 @@ var upperHex, canonicalEscape = func() (h [256]uint8, esc [256]bool) {
 	return h, esc
 }()
 
-// isCanonical is urlpath.IsCanonicalPattern, eight octets at a time for
-// the runs of plain octets that most patterns are, with escapes and a
-// final '$' checked by tables derived from urlpath; on any other octet it
-// asks urlpath.
-func isCanonical(p string) bool {
+// octetClass says of each octet whether it is a plainOctet, and whether
+// it is '*'.
+var octetClass = func() (t [256]uint8) {
+	for c := range t {
+		if plainOctet[c] {
+			t[c] |= classPlain
+		}
+	}
+	t['*'] |= classStar
+	return t
+}()
+
+const (
+	classPlain = 1 << iota
+	classStar
+)
+
+// canonicalStar returns urlpath.IsCanonicalPattern(p) and, when p is
+// canonical, whether it holds a '*'. It reads eight octets at a time for
+// the runs of plain octets that most patterns are, and checks escapes and
+// a final '$' by tables derived from urlpath; on any other octet it asks
+// urlpath.
+func canonicalStar(p string) (canonical, star bool) {
+	seen := uint8(0) // the classes of the octets read
 	for i := 0; i < len(p); {
-		if i+8 <= len(p) && plainOctet[p[i]] && plainOctet[p[i+1]] && plainOctet[p[i+2]] && plainOctet[p[i+3]] &&
-			plainOctet[p[i+4]] && plainOctet[p[i+5]] && plainOctet[p[i+6]] && plainOctet[p[i+7]] {
-			i += 8
-			continue
+		if len(p) >= 8 {
+			// The eight octets from i, or the last eight: those before i
+			// were read already.
+			at := min(i, len(p)-8)
+			w := p[at : at+8]
+			a, b, c, d := octetClass[w[0]], octetClass[w[1]], octetClass[w[2]], octetClass[w[3]]
+			e, f, g, h := octetClass[w[4]], octetClass[w[5]], octetClass[w[6]], octetClass[w[7]]
+			if a&b&c&d&e&f&g&h&classPlain != 0 {
+				seen |= a | b | c | d | e | f | g | h
+				i = at + 8
+				continue
+			}
 		}
 		switch c := p[i]; {
 		case plainOctet[c]:
+			seen |= octetClass[c]
 			i++
 		case c == '%' && i+2 < len(p) && upperHex[p[i+1]]|upperHex[p[i+2]] != 0xff &&
 			canonicalEscape[upperHex[p[i+1]]<<4|upperHex[p[i+2]]]:
@@ -403,10 +432,13 @@ func isCanonical(p string) bool {
 		case c == '$' && i == len(p)-1:
 			i++
 		default:
-			return urlpath.IsCanonicalPattern(p)
+			if urlpath.IsCanonicalPattern(p) {
+				return true, strings.IndexByte(p, '*') >= 0
+			}
+			return false, false
 		}
 	}
-	return true
+	return true, seen&classStar != 0
 }
 
 // ruleFacts returns the facts of a rule of pattern p, and adds to size
@@ -417,15 +449,16 @@ func ruleFacts(p string, allow bool, scratch *[]byte, size, patterns *int) uint8
 		return factEmpty
 	}
 	canon, f := p, uint8(0)
-	if !isCanonical(p) {
+	canonical, star := canonicalStar(p)
+	if !canonical {
 		f = factRewritten
 		*scratch = urlpath.AppendPattern((*scratch)[:0], p)
 		canon = unsafe.String(unsafe.SliceData(*scratch), len(*scratch))
 		if canon == "" {
 			return f | factEmpty
 		}
+		star = strings.IndexByte(canon, '*') >= 0
 	}
-	star := strings.IndexByte(canon, '*') >= 0
 	index := allow && indexRule(canon) >= 0
 	n := len(canon)
 	if f&factRewritten != 0 || star || canon[len(canon)-1] == '$' || index {
@@ -454,7 +487,6 @@ type scratch struct {
 	entries []entry
 	depths  []uint32
 	above   []uint64
-	keys    []uint8
 	bits    []uint64
 	canon   []byte
 	text    []byte // the text of a small trie, as it is built (see compileTrie)
@@ -515,7 +547,7 @@ func (sc *scratch) release() {
 	}
 	sizes := [...]int{
 		cap(sc.entries) * int(unsafe.Sizeof(entry{})), cap(sc.depths) * 4, cap(sc.above) * 8,
-		cap(sc.keys), cap(sc.bits) * 8, cap(sc.canon),
+		cap(sc.bits) * 8, cap(sc.canon),
 		cap(sc.nodes) * int(unsafe.Sizeof(node{})), cap(sc.edges), cap(sc.meta), cap(sc.ids) * 2,
 		cap(sc.notes) * int(unsafe.Sizeof(note{})), cap(sc.wildAt) * int(unsafe.Sizeof(wildAt{})),
 		cap(sc.slots) * 8, cap(sc.pieceKeys) * 8, cap(sc.positions) * 4,
@@ -544,26 +576,24 @@ func (sc *scratch) release() {
 		case 2:
 			sc.above = nil
 		case 3:
-			sc.keys = nil
-		case 4:
 			sc.bits = nil
-		case 5:
+		case 4:
 			sc.canon = nil
-		case 6:
+		case 5:
 			sc.nodes = nil
-		case 7:
+		case 6:
 			sc.edges = nil
-		case 8:
+		case 7:
 			sc.meta = nil
-		case 9:
+		case 8:
 			sc.ids = nil
-		case 10:
+		case 9:
 			sc.notes = nil
-		case 11:
+		case 10:
 			sc.wildAt = nil
-		case 12:
+		case 11:
 			sc.slots = nil
-		case 13:
+		case 12:
 			sc.pieceKeys = nil
 		default:
 			sc.positions = nil
@@ -600,17 +630,19 @@ func (z *textSize) add(p string, allow bool) (rewritten bool) {
 	if p == "" {
 		return false
 	}
-	canon, rewritten := p, !isCanonical(p)
+	canonical, star := canonicalStar(p)
+	canon, rewritten := p, !canonical
 	if rewritten {
 		z.scratch = urlpath.AppendPattern(z.scratch[:0], p)
 		canon = unsafe.String(unsafe.SliceData(z.scratch), len(z.scratch))
+		star = strings.IndexByte(canon, '*') >= 0
 	}
 	if canon == "" {
 		return rewritten
 	}
 	z.text += len(canon)
 	z.plain += len(canon)
-	if strings.IndexByte(canon, '*') >= 0 {
+	if star {
 		z.text++ // see pieceText
 	}
 	if rewritten {
@@ -790,7 +822,7 @@ func groupFor(g *parser.Group, valid []string) int {
 			continue
 		}
 		for _, v := range valid {
-			if a.Names(v) {
+			if lineNames(a, v) {
 				return named
 			}
 		}
@@ -799,6 +831,26 @@ func groupFor(g *parser.Group, valid []string) int {
 		return global
 	}
 	return other
+}
+
+// lineNames is a.Names(name), for a valid name (parser.IsValidName),
+// answered at once when the first octets differ, as they do for most
+// lines: a line names a crawler by its value's start, which ignoring case
+// starts as the name does. (An octet of a name is ASCII, and no character
+// outside ASCII folds to one of them but the Kelvin sign and the long s:
+// a value that does not start with an ASCII octet is left to Names.)
+func lineNames(a parser.Agent, name string) bool {
+	if v := a.Value; v != "" && name != "" && v[0] < utf8.RuneSelf && lowerASCII(v[0]) != lowerASCII(name[0]) {
+		return false
+	}
+	return a.Names(name)
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // crawlDelay returns the largest Crawl-delay of g's user-agent lines that
@@ -817,7 +869,7 @@ func crawlDelay(g *parser.Group, valid []string) time.Duration {
 		}
 		applies := kind == global && a.IsGlobal()
 		for _, v := range valid {
-			applies = applies || kind == named && a.Names(v)
+			applies = applies || kind == named && lineNames(a, v)
 		}
 		if applies {
 			d = a.CrawlDelay

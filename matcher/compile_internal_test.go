@@ -36,12 +36,12 @@ func TestRadixNodes(t *testing.T) {
 			keys[i] = letters(rng, "ab/", rng.IntN(6))
 		}
 		slices.Sort(keys)
-		got := radixNodes(len(keys), 0, func(i int) string { return keys[i] })
+		got := radixNodes(len(keys), false, func(i int) string { return keys[i] })
 		require.Equal(t, trieNodes(keys), got, "%q", keys)
 		// No edge is long enough to split.
-		require.Equal(t, got, radixNodes(len(keys), maxEdge, func(i int) string { return keys[i] }), "%q", keys)
+		require.Equal(t, got, radixNodes(len(keys), true, func(i int) string { return keys[i] }), "%q", keys)
 	}
-	assert.Equal(t, 1, radixNodes(0, 0, nil))
+	assert.Equal(t, 1, radixNodes(0, false, nil))
 }
 
 // An edge longer than maxEdge octets is split over a chain of nodes: the
@@ -77,7 +77,7 @@ func TestRadixNodesSplitsLongEdges(t *testing.T) {
 			}
 			want += 1 + (len(s)-parent-1)/maxEdge
 		}
-		require.Equal(t, want, radixNodes(len(keys), maxEdge, func(i int) string { return keys[i] }), "%q", keys)
+		require.Equal(t, want, radixNodes(len(keys), true, func(i int) string { return keys[i] }), "%q", keys)
 		var b strings.Builder
 		b.WriteString("User-agent: *\n")
 		for _, k := range keys {
@@ -218,11 +218,22 @@ func TestRulesReportWhatWasWritten(t *testing.T) {
 }
 
 // sortEntries orders entries by their heads as a sort of the strings does,
-// for heads that share long prefixes, end inside one another or repeat, in
-// sets small and large enough to recurse.
+// keeping the order of equal ones, for heads that share long prefixes, end
+// inside one another or repeat, in sets small and large enough to recurse,
+// and sorted by comparisons when there are more than its records name.
 func TestSortEntries(t *testing.T) {
+	t.Run("records", testSortEntries)
+	t.Run("comparisons", func(t *testing.T) {
+		old := maxRecs
+		t.Cleanup(func() { maxRecs = old })
+		maxRecs = 12
+		testSortEntries(t)
+	})
+}
+
+func testSortEntries(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	for _, n := range []int{0, 1, 2, 11, 13, 40, 300, 3000} {
+	for _, n := range []int{0, 1, 2, 11, 13, 40, lsdMin - 1, lsdMin, 300, 3000} {
 		for range 20 {
 			var text strings.Builder
 			entries := make([]entry, n)
@@ -241,12 +252,22 @@ func TestSortEntries(t *testing.T) {
 			ids := make([]int32, n)
 			for i, e := range entries {
 				ids[i] = e.id
+				if i > 0 && s[e.base:e.base+e.head] == s[entries[i-1].base:entries[i-1].base+entries[i-1].head] {
+					require.Less(t, entries[i-1].id, e.id, "equal heads keep their order")
+				}
 			}
 			slices.Sort(ids)
 			for i, id := range ids {
 				require.Equal(t, int32(i), id, "every entry once")
 			}
 		}
+	}
+	// Sorted already, as the heads "/" of wildcard patterns are: kept as
+	// they are.
+	sorted := []entry{{base: 0, head: 1, id: 0}, {base: 0, head: 1, id: 1}, {base: 0, head: 2, id: 2}, {base: 2, head: 2, id: 3}}
+	sortEntries(sorted, "/a/b", nil)
+	for i, e := range sorted {
+		require.Equal(t, int32(i), e.id)
 	}
 	// Heads nested in one another, each one longer, in reverse: each pass
 	// settles one of them.
@@ -414,10 +435,17 @@ func TestTrieInScratchAsInPlace(t *testing.T) {
 	}
 }
 
-// isCanonical answers as urlpath.IsCanonicalPattern does, for patterns of
-// every octet at every place, escapes canonical or not, and a '$' inside
-// or last.
-func TestIsCanonical(t *testing.T) {
+// canonicalStar answers as urlpath.IsCanonicalPattern does, for patterns
+// of every octet at every place, escapes canonical or not, and a '$'
+// inside or last, and finds the '*' of a canonical one.
+func TestCanonicalStar(t *testing.T) {
+	isCanonical := func(p string) bool {
+		canonical, star := canonicalStar(p)
+		if canonical {
+			require.Equal(t, strings.IndexByte(p, '*') >= 0, star, "%q holds a star", p)
+		}
+		return canonical
+	}
 	for c := range 256 {
 		for _, p := range []string{
 			string([]byte{byte(c)}),
@@ -430,12 +458,17 @@ func TestIsCanonical(t *testing.T) {
 	}
 	for hi := range 256 {
 		for lo := range 256 {
-			p := "/ab%" + string([]byte{byte(hi), byte(lo)}) + "c"
-			require.Equal(t, urlpath.IsCanonicalPattern(p), isCanonical(p), "%q", p)
+			esc := "%" + string([]byte{byte(hi), byte(lo)})
+			// Short, and long enough that the last eight octets, read
+			// as one, hold the escape.
+			for _, p := range []string{"/ab" + esc + "c", "/abcdefgh" + esc + "c", "/abcdefgh" + esc + "cd*"} {
+				require.Equal(t, urlpath.IsCanonicalPattern(p), isCanonical(p), "%q", p)
+			}
 		}
 	}
 	for _, p := range []string{"", "/a$", "/a$b", "/abcdefgh$", "/abcdefg$h", "/%2A", "/%2a", "/%41", "/abcdefgh%2Aij",
-		"/abcdefgh%zz", "/a*b#c", "/%", "/%2", "/a%D0%B7$", "/a%D0%B7$x", "%F0%9F%98%80/abcdefgh"} {
+		"/abcdefgh%zz", "/a*b#c", "/%", "/%2", "/a%D0%B7$", "/a%D0%B7$x", "%F0%9F%98%80/abcdefgh",
+		"/abcdefg*", "/abcdefgh/*", "/*abcdefgh", "/%41*", "/abcdefgh%41ijklmnop*", "*"} {
 		assert.Equal(t, urlpath.IsCanonicalPattern(p), isCanonical(p), "%q", p)
 	}
 }
@@ -481,5 +514,44 @@ func TestTrieKeepsLabelsNotPlainPatterns(t *testing.T) {
 			}
 			assert.Equal(t, []parser.Agent{{Value: "*", Line: 1}}, m.Agents())
 		})
+	}
+}
+
+// commonPrefix, eight octets at a time, agrees with a comparison of one
+// octet at a time, for a difference at every place in and past a word.
+func TestCommonPrefix(t *testing.T) {
+	base := "/abcdefghijklmnopqrstuvwxyz0123456789"
+	for n := range len(base) + 1 {
+		for m := range len(base) + 1 {
+			a, b := base[:n], []byte(base[:m])
+			for d := range m + 1 {
+				if d < m {
+					b[d] ^= 1
+				}
+				want := 0
+				for want < min(n, m) && a[want] == b[want] {
+					want++
+				}
+				require.Equal(t, want, commonPrefix(a, string(b)), "%q %q", a, b)
+				if d < m {
+					b[d] ^= 1
+				}
+			}
+		}
+	}
+}
+
+// lineNames answers as Agent.Names does, for values and names that differ
+// or agree in their first octet, in case, or by a character outside ASCII
+// that folds to an ASCII letter.
+func TestLineNames(t *testing.T) {
+	values := []string{"", "*", "* x", "FooBot", "foobot/2.1", "Foo Bot", "fooBot", "xFooBot", "FOO", "MJ12bot", "mj12BOT/1",
+		"\u212Abot", "\u212A12bot", "\u017Fbot", "\u017F12bot", "kbot", "Kbot", "s12bot", "-bot", "_x", "ébot", "9bot"}
+	names := []string{"FooBot", "foo", "MJ12bot", "kbot", "k12bot", "sbot", "s12bot", "Mail.RU_Bot", "x", "-bot", "9bot", "*"}
+	for _, v := range values {
+		for _, n := range names {
+			a := parser.Agent{Value: v}
+			assert.Equal(t, a.Names(n), lineNames(a, n), "%q names %q", v, n)
+		}
 	}
 }

@@ -282,7 +282,8 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 	}
 	s := patternSet{text: text}
 	head := func(e *entry) string { return text[e.base : e.base+e.head] }
-	sc.keys = sortEntries(entries, text, sc.keys)
+	// The sort's records are the scratch of the build after it.
+	sc.above = sortEntries(entries, text, sc.above)
 	nwild, copies := 0, 0
 	maxID := int32(0)
 	// The nodes at most: the root, and for each head its node and a
@@ -322,7 +323,7 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 	} else {
 		// Count the nodes, and what they hold beside a plain pattern that
 		// is their string: entries of one head are adjacent.
-		nc := nodeCounter{maxEdge: maxEdge}
+		nc := nodeCounter{split: true}
 		notes := 0
 		prev := ""
 		for lo := 0; lo < len(entries); {
@@ -402,9 +403,17 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 		pt = pieceText{text: text, copies: make([]byte, 0, copies)}
 	}
 	// Scratch for the build, by node: the depth of its string, and the
-	// full rank of the best plain pattern of it or above it.
-	sc.depths, sc.above = resize(sc.depths, n), resize(sc.above, n)
-	depths, above := sc.depths, sc.above
+	// full rank of the best plain pattern of it or above it, in the
+	// memory of the sort's records when they fit there.
+	sc.above = resize(sc.above, n)
+	above := sc.above
+	var depths []uint32
+	if rest := sc.above[n:cap(sc.above)]; 2*len(rest) >= n {
+		depths = unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(rest))), n)
+	} else {
+		sc.depths = resize(sc.depths, n)
+		depths = sc.depths
+	}
 	depths[0], above[0] = 0, 0
 	meta[0] = 0
 	// Breadth first, so that the children of a node are appended together.
@@ -475,8 +484,16 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 				k++
 			}
 			// The entries are sorted, so the common prefix of the first
-			// and the last of a run is common to all of it.
-			tail := min(uint32(commonPrefix(a[depth+1:], head(&entries[k-1])[depth+1:])), maxTail)
+			// and the last of a run is common to all of it (of one
+			// entry, all of its head).
+			rest := a[depth+1:]
+			if len(rest) > maxTail {
+				rest = rest[:maxTail]
+			}
+			tail := uint32(len(rest))
+			if k > i+1 {
+				tail = uint32(commonPrefix(rest, head(&entries[k-1])[depth+1:]))
+			}
 			c := len(nodes)
 			if c == n {
 				// Past maxNodes: the rest of the trie is not built (no
@@ -598,7 +615,17 @@ func cloneExact[T any](b []T) []T {
 // memory, never a verdict.)
 func (s *wildSet) sortNode(entries []entry, lo int, dropEqual bool) {
 	run := s.wild[lo:]
-	slices.SortFunc(run, func(a, b wildRule) int { return cmp.Compare(b.rank, a.rank) })
+	if len(run) <= 12 {
+		// As slices.SortFunc sorts so few (by insertion), without its
+		// calls: most nodes hold one or two.
+		for i := 1; i < len(run); i++ {
+			for j := i; j > 0 && run[j].rank > run[j-1].rank; j-- {
+				run[j], run[j-1] = run[j-1], run[j]
+			}
+		}
+	} else {
+		slices.SortFunc(run, func(a, b wildRule) int { return cmp.Compare(b.rank, a.rank) })
+	}
 	if !dropEqual {
 		return
 	}
@@ -612,120 +639,180 @@ func (s *wildSet) sortNode(entries []entry, lo int, dropEqual bool) {
 	s.wild = s.wild[:lo+kept]
 }
 
-// sortEntries sorts entries by their heads in text: a radix sort in place
-// (McIlroy, Bostic and McIlroy's American flag sort) an octet at a time,
-// which reads the common prefix of heads that share one once, where a sort
-// by comparisons of strings reads it again for every comparison. Its cost
-// is at most a few reads of each octet of the heads, whatever their order.
-// keys is scratch, which it returns.
-func sortEntries(entries []entry, text string, keys []uint8) []uint8 {
-	if len(entries) > 16 {
-		keys = resize(keys, len(entries))
+// sortEntries sorts entries by their heads in text. It sorts a record per
+// entry (sortRec), which holds four octets of its head at a time, so that
+// the passes over them read neither the entries nor the text: by their
+// first four octets, then each run of records equal in them by the next
+// four, and so on; it moves the entries once, at the end. A run is sorted
+// an octet at a time (LSD radix: a few passes over it), or, when short, by
+// comparisons. Its cost is at most a few reads of each octet of the heads,
+// whatever their order. recs is scratch, which it returns.
+func sortEntries(entries []entry, text string, recs []sortRec) []sortRec {
+	if len(entries) < 2 {
+		return recs
 	}
-	radixSort(entries, keys, text, 0)
-	return keys
-}
-
-// radixSort sorts entries, whose heads share their first d octets, by
-// their heads; keys is scratch, an octet per entry. It recurses into every
-// bucket but the largest, which it goes on with: the recursion is at most
-// log2(len(entries)) deep.
-func radixSort(entries []entry, keys []uint8, text string, d uint32) {
-	from := func(e *entry) string { return text[e.base+d : e.base+e.head] }
-	// bucket is 0 for a head that ends at d, 1 + its octet at d else:
-	// canonical heads are ASCII.
-	bucket := func(e *entry) uint8 {
-		if d >= e.head {
-			return 0
-		}
-		return 1 + text[e.base+d]&0x7f
+	sorted := true
+	for i := 1; i < len(entries) && sorted; i++ {
+		a, b := &entries[i-1], &entries[i]
+		sorted = text[a.base:a.base+a.head] <= text[b.base:b.base+b.head]
 	}
-	for len(entries) > 1 {
-		if len(entries) <= 16 {
-			for i := 1; i < len(entries); i++ {
-				v := entries[i]
-				j := i
-				for ; j > 0 && from(&v) < from(&entries[j-1]); j-- {
-					entries[j] = entries[j-1]
-				}
-				entries[j] = v
-			}
-			return
-		}
-		keys = keys[:len(entries)]
-		var end [129]int32
-		lo, hi := uint8(128), uint8(0) // the buckets used
-		for i := range entries {
-			b := bucket(&entries[i])
-			keys[i] = b
-			end[b]++
-			lo, hi = min(lo, b), max(hi, b)
-		}
-		if lo == hi {
-			if lo == 0 {
-				return // equal heads
-			}
-			// One octet in common, and maybe more: skip them all.
-			first, common := from(&entries[0]), len(from(&entries[0]))
-			for i := 1; i < len(entries) && common > 1; i++ {
-				common = min(common, commonPrefix(first, from(&entries[i])))
-			}
-			d += uint32(common)
+	if sorted {
+		return recs // as many wildcard patterns are: their heads are "/"
+	}
+	if len(entries) > maxRecs {
+		// More than a record's index can name: a Robots of hundreds of
+		// GiB. Sorted all the same, by comparisons of the heads.
+		slices.SortStableFunc(entries, func(a, b entry) int {
+			return cmp.Compare(text[a.base:a.base+a.head], text[b.base:b.base+b.head])
+		})
+		return recs
+	}
+	recs = resize(recs, 2*len(entries))
+	buf := recs[len(entries):]
+	recs = recs[:len(entries)]
+	for i := range entries {
+		recs[i] = sortRec(keyAt(text, &entries[i], 0))<<32 | sortRec(i)
+	}
+	sortRecs(recs, buf, entries, text, 0)
+	// Move each entry to its place, following the cycles of the
+	// permutation; a record whose entry is in place says so.
+	for j := range recs {
+		if uint32(recs[j]) == uint32(j) {
 			continue
 		}
-		// Bucket b is entries[next[b]:end[b]] as it is filled, next[b]
-		// being where its next entry goes; filled, it starts where the
-		// bucket before it ends (see startOf).
-		var next [129]int32
-		sum, largest, most := int32(0), lo, int32(0)
-		for b := lo; b <= hi; b++ {
-			n := end[b]
-			next[b] = sum
-			sum += n
-			end[b] = sum
-			if n > most {
-				largest, most = b, n
+		v, k := entries[j], uint32(j)
+		for {
+			from := uint32(recs[k])
+			recs[k] = sortRec(k)
+			if from == uint32(j) {
+				entries[k] = v
+				break
 			}
+			entries[k] = entries[from]
+			k = from
 		}
-		startOf := func(b uint8) int32 {
-			if b == lo {
-				return 0
+	}
+	return recs[:cap(recs)]
+}
+
+// sortRec is an entry as sortEntries sorts it: four octets of its head
+// from a depth on, the first one the highest, each as its bucket (0 past
+// the end of the head, 1 + its value else: canonical heads are ASCII), in
+// the high half; the entry's index in the unsorted list in the low half.
+// Records equal in their octets keep the order of their entries. It is an
+// uint64, so that the records are the build's scratch after the sort
+// (newPatternSet's above).
+type sortRec = uint64
+
+// maxRecs is the most entries sortEntries sorts by records: as many as
+// their index names, or fewer in tests.
+var maxRecs = 1<<32 - 1
+
+// keyAt returns the four octets of e's head from depth d on, as a
+// sortRec holds them.
+func keyAt(text string, e *entry, d uint32) uint32 {
+	if d >= e.head {
+		return 0
+	}
+	const lows, ones = 0x7f7f7f7f, 0x01010101
+	at, n := e.base+d, e.head-d
+	if int(at)+4 <= len(text) {
+		x := bits.ReverseBytes32(binary.LittleEndian.Uint32([]byte(text[at:at+4])))&lows + ones
+		if n < 4 {
+			x &^= 1<<(32-8*n) - 1
+		}
+		return x
+	}
+	x := uint32(0)
+	for i := range uint32(4) {
+		x <<= 8
+		if i < n {
+			x |= 1 + uint32(text[at+i]&0x7f)
+		}
+	}
+	return x
+}
+
+// sortRecs sorts recs, whose entries' heads share their first kd octets
+// and whose records hold the four after, by their heads; buf is scratch as
+// long as recs. It goes on with the largest run of records equal in their
+// octets, and recurses into the others: the recursion is at most
+// log2(len(recs)) deep.
+func sortRecs(recs, buf []sortRec, entries []entry, text string, kd uint32) {
+	for len(recs) > 1 {
+		if len(recs) >= lsdMin {
+			sortLSD(recs, buf)
+		} else {
+			slices.Sort(recs)
+		}
+		var rest, restBuf []sortRec // the largest run, sorted last
+		for i := 0; i < len(recs); {
+			key := recs[i] >> 32
+			j := i + 1
+			for j < len(recs) && recs[j]>>32 == key {
+				j++
 			}
-			return end[b-1]
-		}
-		// Put each entry in its bucket, following the cycles of the
-		// permutation.
-		for b := lo; b <= hi; b++ {
-			for next[b] < end[b] {
-				v, t := entries[next[b]], keys[next[b]]
-				for t != b {
-					k := next[t]
-					next[t]++
-					entries[k], v = v, entries[k]
-					keys[k], t = t, keys[k]
+			if j-i > 1 && key&0xff != 0 {
+				// Equal heads so far, and they go on.
+				run, runBuf := recs[i:j], buf[i:j]
+				for k, r := range run {
+					run[k] = sortRec(keyAt(text, &entries[uint32(r)], kd+4))<<32 | r&(1<<32-1)
 				}
-				entries[next[b]] = v
-				next[b]++
+				if len(run) > len(rest) {
+					run, rest = rest, run
+					runBuf, restBuf = restBuf, runBuf
+				}
+				if len(run) > 1 {
+					sortRecs(run, runBuf, entries, text, kd+4)
+				}
 			}
+			i = j
 		}
-		// Heads that end at d are equal; the others sort on from d+1.
-		for b := max(lo, 1); b <= hi; b++ {
-			if b != largest && end[b]-startOf(b) > 1 {
-				radixSort(entries[startOf(b):end[b]], keys, text, d+1)
-			}
+		recs, buf, kd = rest, restBuf, kd+4
+	}
+}
+
+// lsdMin is the fewest records sortRecs sorts by LSD radix.
+const lsdMin = 64
+
+// sortLSD sorts recs by their octets, keeping the order of equal ones: an
+// octet at a time from the last, through buf, as long as recs.
+func sortLSD(recs, buf []sortRec) {
+	var counts [4][256]int32
+	for _, r := range recs {
+		counts[0][uint8(r>>32)]++
+		counts[1][uint8(r>>40)]++
+		counts[2][uint8(r>>48)]++
+		counts[3][uint8(r>>56)]++
+	}
+	n := int32(len(recs))
+	src, dst := recs, buf
+	for b := range 4 {
+		c, shift := &counts[b], 32+8*b
+		if c[uint8(src[0]>>shift)] == n {
+			continue // one octet for all
 		}
-		if largest == 0 {
-			return
+		sum := int32(0)
+		for v := range c {
+			c[v], sum = sum, sum+c[v]
 		}
-		entries, d = entries[startOf(largest):end[largest]], d+1
+		for _, r := range src {
+			v := uint8(r >> shift)
+			dst[c[v]] = r
+			c[v]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &recs[0] {
+		copy(recs, src)
 	}
 }
 
 // radixNodes returns the number of nodes, the root included, of the radix
 // trie over the sorted strings key(0), …, key(n-1), with an edge of more
-// than maxEdge octets (when maxEdge is not 0) split over a chain of nodes.
-func radixNodes(n, maxEdge int, key func(int) string) int {
-	c := nodeCounter{maxEdge: maxEdge}
+// than maxEdge octets split over a chain of nodes when split.
+func radixNodes(n int, split bool, key func(int) string) int {
+	c := nodeCounter{split: split}
 	prev := ""
 	for i := range n {
 		k := key(i)
@@ -746,8 +833,9 @@ func radixNodes(n, maxEdge int, key func(int) string) int {
 // stack, or a branch at the common prefix of the last string and the next,
 // which is opened there if it is not open yet.
 type nodeCounter struct {
-	nodes, maxEdge int
-	stack          []int
+	nodes int
+	split bool // an edge of more than maxEdge octets is a chain of nodes
+	stack []int
 }
 
 // next adds k, which follows and differs from the string before it, with
@@ -774,8 +862,8 @@ func (c *nodeCounter) next(k string, l int) {
 // count counts a node of depth d under a parent of depth p.
 func (c *nodeCounter) count(d, p int) {
 	c.nodes++
-	if c.maxEdge > 0 {
-		c.nodes += (d - p - 1) / c.maxEdge
+	if c.split {
+		c.nodes += (d - p - 1) / maxEdge
 	}
 }
 
@@ -958,9 +1046,17 @@ func (s *patternSet) edgeWide(lo, hi int32, c byte) int32 {
 	return -1
 }
 
+// commonPrefix returns the length of the longest common prefix of a and
+// b, comparing eight octets at a time.
 func commonPrefix(a, b string) int {
 	n := min(len(a), len(b))
-	for i := 0; i < n; i++ {
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		if x := binary.LittleEndian.Uint64([]byte(a[i:i+8])) ^ binary.LittleEndian.Uint64([]byte(b[i:i+8])); x != 0 {
+			return i + bits.TrailingZeros64(x)>>3
+		}
+	}
+	for ; i < n; i++ {
 		if a[i] != b[i] {
 			return i
 		}

@@ -499,7 +499,7 @@ func (s *wildSet) literalsInPlace(pt *pieceText, entries []entry) {
 // node of its string. It returns where the children of each node are:
 // litNodes[first[q]:first[q+1]].
 func buildLiteralTrie[T uint32 | uint64](s *wildSet, pieces []T, pt *pieceText, found func(p T, q int32)) (first []int32) {
-	nodes := radixNodes(len(pieces), 0, func(i int) string { return pieceOf(pt.from(piecePos(pieces[i]))) })
+	nodes := radixNodes(len(pieces), false, func(i int) string { return pieceOf(pt.from(piecePos(pieces[i]))) })
 	s.litNodes = make([]litNode, 1, nodes)
 	s.edge0 = make([]uint8, 1, nodes)
 	first = make([]int32, nodes+1)
