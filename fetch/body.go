@@ -180,6 +180,13 @@ func lend(n int64) loan {
 // under this lease already.
 func (l loan) give() {
 	if l.buf != nil && l.buf.lease.CompareAndSwap(l.lease, l.lease+1) {
+		if poisonGiven {
+			countPoisoned()
+			for i := range l.buf.b {
+				l.buf.b[i] = 0xAA
+			}
+			return // never lent again: what reads it later reads 0xAA
+		}
 		bodyPools[l.buf.class].Put(l.buf)
 	}
 }

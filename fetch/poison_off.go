@@ -1,0 +1,7 @@
+//go:build !poisonbodies
+
+package fetch
+
+const poisonGiven = false
+
+func countPoisoned() {}
