@@ -382,7 +382,7 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 	var slots []uint64
 	piecesInScratch := inScratch && npieces <= maxScratchPieces
 	if nwild > 0 && piecesInScratch {
-		slots = resize(sc.slots, len(entries))
+		slots = resizeScratch(sc.slots, len(entries))
 		sc.slots = slots
 	}
 	if nwild > 0 {
@@ -405,13 +405,13 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 	// Scratch for the build, by node: the depth of its string, and the
 	// full rank of the best plain pattern of it or above it, in the
 	// memory of the sort's records when they fit there.
-	sc.above = resize(sc.above, n)
+	sc.above = resizeScratch(sc.above, n)
 	above := sc.above
 	var depths []uint32
 	if rest := sc.above[n:cap(sc.above)]; 2*len(rest) >= n {
 		depths = unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(rest))), n)
 	} else {
-		sc.depths = resize(sc.depths, n)
+		sc.depths = resizeScratch(sc.depths, n)
 		depths = sc.depths
 	}
 	depths[0], above[0] = 0, 0
@@ -667,7 +667,7 @@ func sortEntries(entries []entry, text string, recs []sortRec) []sortRec {
 		})
 		return recs
 	}
-	recs = resize(recs, 2*len(entries))
+	recs = resizeScratch(recs, 2*len(entries))
 	buf := recs[len(entries):]
 	recs = recs[:len(entries)]
 	for i := range entries {

@@ -438,7 +438,7 @@ func (s *wildSet) buildLiterals(pt *pieceText, entries []entry, slots []uint64, 
 		s.literalsInPlace(pt, entries)
 		return
 	}
-	keyed := resize(sc.pieceKeys, len(s.pieces))
+	keyed := resizeScratch(sc.pieceKeys, len(s.pieces))
 	for i, p := range s.pieces {
 		keyed[i] = uint64(p)<<32 | uint64(i)
 	}
