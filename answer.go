@@ -28,9 +28,20 @@ type compiled struct {
 	good  *compiled             // the good copy's form during an outage, nil when none
 }
 
-// Size returns the bytes v holds beyond its record.
+// The compiled forms that hold no rules are shared by every record that
+// has them (an authority without a robots.txt, most often): they never
+// change, as views are only ever of rules.
+var (
+	allowAll      = &compiled{verdict: status.AllowAll}
+	disallowAll   = &compiled{verdict: status.DisallowAll}
+	outageNoCopy  = &compiled{verdict: status.DisallowAll, outage: true}
+	sharedVerdict = [...]*compiled{allowAll, disallowAll, outageNoCopy}
+)
+
+// Size returns the bytes v holds beyond its record: none for a form
+// shared by every record that has it.
 func (v *compiled) Size() int64 {
-	if v == nil {
+	if v == nil || slices.Contains(sharedVerdict[:], v) {
 		return 0
 	}
 	n := int64(unsafe.Sizeof(*v))
@@ -55,6 +66,9 @@ func (c *core) derive(rec *cache.Record, held *entry) *compiled {
 		gc = c.compile(g, prev, prevFile)
 	}
 	if rec.Unreachable() {
+		if gc == nil {
+			return outageNoCopy
+		}
 		return &compiled{verdict: status.DisallowAll, outage: true, good: gc}
 	}
 	return gc
@@ -72,10 +86,13 @@ func (v *compiled) goodCopy() *compiled {
 // compiled from prevFile, when it is of the very same body, with the rules
 // prev keeps for other agent sets.
 func (c *core) compile(g *cache.Record, prev *compiled, prevFile *cache.Record) *compiled {
-	v := &compiled{verdict: c.verdictOf(g)}
-	if v.verdict != status.Rules {
-		return v
+	switch c.verdictOf(g) {
+	case status.AllowAll:
+		return allowAll
+	case status.DisallowAll:
+		return disallowAll
 	}
+	v := &compiled{verdict: status.Rules}
 	if prev != nil && prev.rules != nil && g.SameBody(prevFile) {
 		return prev
 	}

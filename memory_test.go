@@ -203,3 +203,31 @@ func TestCacheBytesBounds(t *testing.T) {
 	require.NoError(t, c.put("https://h.example", c.record("https://h.example", hostileFile(0))))
 	assert.Less(t, c.Stats().Bytes, int64(8*fetch.DefaultMaxBytes))
 }
+
+// An authority whose records hold no rules (no robots.txt, a 401 for a
+// Client that disallows on it, an outage with no good copy) shares its
+// compiled form with every other such authority, and counts none of it:
+// it costs its record and the cache's bookkeeping.
+func TestRulelessAuthoritiesShareTheirForm(t *testing.T) {
+	c, err := New(Options{UserAgent: "ExampleBot/1.0", CacheBytes: 1 << 40, DisallowOn401403: true})
+	require.NoError(t, err)
+	now := c.now()
+	classify := status.Options{DisallowOnAuthError: true}
+	for _, tc := range []struct {
+		code int // 0: unreachable
+		want *compiled
+	}{{404, allowAll}, {401, disallowAll}, {0, outageNoCopy}} {
+		for i := range 2 {
+			key := fmt.Sprintf("https://ruleless-%d-%d.example", tc.code, i)
+			var res *fetch.Result
+			if tc.code != 0 {
+				res = &fetch.Result{URL: key + "/robots.txt", FinalURL: key + "/robots.txt", StatusCode: tc.code}
+			}
+			require.NoError(t, c.put(key, c.policy.Next(key, nil, res, classify.Classify(res, now), now)))
+			e, ok := c.cache.Hit(key)
+			require.True(t, ok, "status %d", tc.code)
+			assert.Same(t, tc.want, e.Value, "status %d", tc.code)
+		}
+		assert.Zero(t, tc.want.Size(), "status %d", tc.code)
+	}
+}
