@@ -67,7 +67,8 @@ type Result struct {
 // reads Body, nor any slice of it, any more: that memory will hold another
 // body. Releasing is optional: a Result not released keeps its Body as long
 // as it is referenced, and releasing twice, or releasing copies of a
-// Result, gives the memory back once.
+// Result, gives the memory back once. Release writes r: it is not safe to
+// call concurrently with itself, or with reads of r, on the same Result.
 func (r *Result) Release() {
 	if r == nil {
 		return
