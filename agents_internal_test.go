@@ -49,7 +49,7 @@ func TestAgentRulesCounted(t *testing.T) {
 	v := compiledOf(t, c, key)
 	require.Nil(t, v.views.Load(), "no views before a Client made by As asks: most files are never asked")
 	if unsafe.Sizeof(uintptr(0)) == 8 {
-		assert.Equal(t, uintptr(32), unsafe.Sizeof(compiled{}), "an allocator class: every authority holds one")
+		assert.Equal(t, uintptr(32), unsafe.Sizeof(compiled{}), "an allocator class: every authority with rules holds one")
 	}
 
 	first, err := c.As(token(0))

@@ -92,10 +92,10 @@ func (c *core) compile(g *cache.Record, prev *compiled, prevFile *cache.Record) 
 	case status.DisallowAll:
 		return disallowAll
 	}
-	v := &compiled{verdict: status.Rules}
 	if prev != nil && prev.rules != nil && g.SameBody(prevFile) {
 		return prev
 	}
+	v := &compiled{verdict: status.Rules}
 	// The Matcher keeps nothing of the parsed file, whose memory the next
 	// file's parse reuses.
 	parser.ParseFunc(g.File(), func(r *parser.Robots) { v.rules = matcher.Compile(r, c.ownAgents...) })

@@ -152,6 +152,13 @@ func Compile(r *parser.Robots, agents ...string) *Matcher {
 // compile is Compile, with sets of at most smallMax rules compiled small
 // (see small.go).
 func compile(r *parser.Robots, smallMax int, agents ...string) *Matcher {
+	sc := newScratch()
+	defer sc.release()
+	return compileIn(sc, r, smallMax, agents...)
+}
+
+// compileIn is compile in the scratch sc.
+func compileIn(sc *scratch, r *parser.Robots, smallMax int, agents ...string) *Matcher {
 	agents = names(agents)
 	var groups []*parser.Group
 	var valid []string
@@ -166,8 +173,6 @@ func compile(r *parser.Robots, smallMax int, agents ...string) *Matcher {
 	// once, at its final size: a file of rules costs what the matcher keeps
 	// and little more (by design: parsing and compiling allocate at most
 	// 8 times the input).
-	sc := newScratch()
-	defer sc.release()
 	nagents, agentText := 0, 0
 	var delay time.Duration         // the largest Crawl-delay that applies
 	byLine, last := true, int32(-1) // the lines grow: they are the ids
@@ -186,6 +191,7 @@ func compile(r *parser.Robots, smallMax int, agents ...string) *Matcher {
 			last, top = line, max(top, line)
 		}
 	}
+	sc.rules = k
 	var text []byte
 	var lines []int32 // by id, when the ids are not the lines
 	var small []smallRule
@@ -481,9 +487,14 @@ func ruleFacts(p string, allow bool, scratch *[]byte, size, patterns *int) uint8
 }
 
 // scratch is the memory compiling a file uses and throws away. It is kept
-// for the next compile when it is small, so that compiling the many small
-// files of a crawl allocates little beside what the Matchers keep.
+// for the next compile (see maxScratch), so that compiling the files of a
+// crawl allocates little beside what the Matchers keep.
 type scratch struct {
+	// The rules of the file compiled last, and of the largest since the
+	// scratch grew past keptScratch; the compiles in a row since then
+	// that needed less than a quarter of that (see release).
+	rules, peak, idle int
+
 	entries []entry
 	depths  []uint32
 	above   []uint64
@@ -508,9 +519,19 @@ type scratch struct {
 // than the scratch of the corpus's largest file (21,000 rules; 0.75 MB at
 // the default cap of a fetch, 0.93 MB grown with headroom), so that a
 // crawler meeting large files one after another makes less garbage of
-// their compiles. A scratch is kept only while files keep being compiled:
-// a pool lets it go after two collections without use.
-const maxScratch = 2 << 20
+// their compiles.
+//
+// A scratch larger than keptScratch is let go after maxIdle compiles in a
+// row of files of less than a quarter of the rules it grew for, so that a
+// goroutine that met one large file does not hold its memory for the rest
+// of a crawl; and a pool lets any scratch go after two collections without
+// a compile. A process holds at most one scratch per compile running at
+// once (about one per CPU).
+const (
+	maxScratch  = 2 << 20
+	keptScratch = 24 << 10
+	maxIdle     = 64
+)
 
 // maxScratchText is the most octets of text of a trie (see compileTrie)
 // built in the scratch: that of a file of a few hundred rules.
@@ -543,10 +564,14 @@ func newScratch() *scratch {
 
 // release returns sc to the pool, less its largest arrays while it holds
 // more than maxScratch bytes: a large file's arrays are not kept, and the
-// next file reuses the rest.
+// next file reuses the rest. A scratch grown past keptScratch for a large
+// file is let go whole after maxIdle small ones.
 func (sc *scratch) release() {
 	if !poolScratch {
 		return
+	}
+	if !sc.keeps() {
+		return // the pool makes another when it has none
 	}
 	sizes := [...]int{
 		cap(sc.entries) * int(unsafe.Sizeof(entry{})), cap(sc.depths) * 4, cap(sc.above) * 8,
@@ -605,6 +630,31 @@ func (sc *scratch) release() {
 	scratchPool.Put(sc)
 }
 
+// keeps reports whether sc keeps its arrays for the next compile, and
+// counts the compiles that did not need them.
+func (sc *scratch) keeps() bool {
+	if sc.size() <= keptScratch {
+		sc.peak, sc.idle = 0, 0
+		return true
+	}
+	if 4*sc.rules >= sc.peak {
+		sc.peak, sc.idle = max(sc.peak, sc.rules), 0
+		return true
+	}
+	sc.idle++
+	return sc.idle <= maxIdle
+}
+
+// size returns the bytes of sc's arrays, but for the text of a trie built
+// in it, which is at most maxScratchText.
+func (sc *scratch) size() int {
+	return cap(sc.entries)*int(unsafe.Sizeof(entry{})) + cap(sc.depths)*4 + cap(sc.above)*8 +
+		cap(sc.bits)*8 + cap(sc.canon) +
+		cap(sc.nodes)*int(unsafe.Sizeof(node{})) + cap(sc.edges) + cap(sc.meta) + cap(sc.ids)*2 +
+		cap(sc.notes)*int(unsafe.Sizeof(note{})) + cap(sc.wildAt)*int(unsafe.Sizeof(wildAt{})) +
+		cap(sc.slots)*8 + cap(sc.pieceKeys)*8 + cap(sc.positions)*4
+}
+
 // resize returns b with length n, in its own array when that is large
 // enough; the elements are not cleared.
 func resize[T any](b []T, n int) []T {
@@ -616,11 +666,13 @@ func resize[T any](b []T, n int) []T {
 
 // resizeScratch is resize for an array that is only scratch: one it makes
 // in place of a smaller one has room for a quarter more, so that files of
-// growing size (the versions of one file, say) do not each make it anew.
+// growing size (the versions of one file, say) do not each make it anew,
+// unless that is more than half of what a scratch keeps.
 func resizeScratch[T any](b []T, n int) []T {
 	if cap(b) < n {
-		if cap(b) == 0 {
-			return make([]T, n)
+		var t T
+		if cap(b) == 0 || (n+n/4)*int(unsafe.Sizeof(t)) > maxScratch/2 {
+			return make([]T, n) // none before, or too large to keep with room to spare
 		}
 		return make([]T, n, n+n/4)
 	}

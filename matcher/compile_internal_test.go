@@ -555,3 +555,34 @@ func TestLineNames(t *testing.T) {
 		}
 	}
 }
+
+// A scratch that grew for a large file lets it go once small files have
+// followed it for a while: a goroutine that met one large file does not
+// hold its memory for the rest of a crawl. While files that need it keep
+// coming, it is kept.
+func TestScratchLetsGoOfALargeFileAfterSmallOnes(t *testing.T) {
+	var large []byte
+	large = append(large, "User-agent: *\n"...)
+	for i := range 4000 {
+		large = fmt.Appendf(large, "Disallow: /gp/video/%d/page\nDisallow: /region/*/%d\n", i, i)
+	}
+	big := parser.Parse(large)
+	small := parser.Parse([]byte("User-agent: *\nDisallow: /1\n"))
+	sc := new(scratch)
+	compileIn := func(r *parser.Robots) { compileIn(sc, r, smallRules, "ExampleBot") }
+	compileIn(big)
+	require.Greater(t, sc.size(), keptScratch)
+	require.True(t, sc.keeps(), "a large file's scratch is kept for the next")
+	for range maxIdle - 1 {
+		compileIn(small)
+		require.True(t, sc.keeps())
+	}
+	compileIn(big)
+	require.True(t, sc.keeps(), "a large file resets the count")
+	for range maxIdle {
+		compileIn(small)
+		require.True(t, sc.keeps())
+	}
+	compileIn(small)
+	assert.False(t, sc.keeps(), "after %d small files in a row, a scratch of %d B is let go", maxIdle, sc.size())
+}

@@ -86,8 +86,8 @@ func pathsOf(body []byte) []string {
 	return append(paths, "/", "/docs/a", "/d/")
 }
 
-// versions returns a Robots of n rules, as large sites write them: half of
-// them wildcards, each pattern of its own.
+// versions returns a Robots of 2n rules, as large sites write them: half
+// of them wildcards, each pattern of its own.
 func versions(n int) *parser.Robots {
 	var b []byte
 	b = append(b, "User-agent: *\n"...)
@@ -122,13 +122,13 @@ func emptyPools() {
 // is given (a quarter of it at random under the race detector, all of it
 // after two collections, which a loaded machine may run in between).
 func TestCompileKeepsLargeScratch(t *testing.T) {
-	small, older, newer := versions(100), versions(8_000), versions(8_800)
+	small, older, newer := versions(100), versions(6_000), versions(6_600) // 6.5, 412 and 453 KB
 	emptyPools()
 	var m *matcher.Matcher
 	fresh := allocatedBy(func() { m = matcher.Compile(newer, "ExampleBot") }) - m.Size()
 	require.Greater(t, fresh, m.Size()/2, "the scratch of this file is large")
 	reused := fresh
-	for range 8 {
+	for range 16 {
 		emptyPools()
 		matcher.Compile(small, "ExampleBot")
 		matcher.Compile(older, "ExampleBot")

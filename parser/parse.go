@@ -639,7 +639,13 @@ func (b *builder) keep(v []byte) string {
 // table from spare.
 func (b *builder) finish(spare *[]int32) *Robots {
 	b.endGroup()
+	n := len(b.r.Sitemaps)
 	b.r.Sitemaps = dedupe(b.r.Sitemaps, spare)
+	if b.st == nil && n > len(b.r.Sitemaps)+len(b.r.Sitemaps)/4+16 {
+		// Do not keep the room taken by duplicates (ParseFunc's store
+		// is reused, and keeps it for the next file).
+		b.r.Sitemaps = slices.Clone(b.r.Sitemaps)
+	}
 	return b.r
 }
 
@@ -834,10 +840,6 @@ func dedupe(s []string, spare *[]int32) []string {
 		out = dedupeSet(s, spareSet(spare, size))
 	} else {
 		out = dedupeSet(s, make([]int, size))
-	}
-	if cap(out) > len(out)+len(out)/4+16 {
-		// Do not keep the room taken by duplicates.
-		out = slices.Clone(out)
 	}
 	return out
 }

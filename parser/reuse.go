@@ -34,6 +34,7 @@ type store struct {
 	sitemaps []string
 	text     []byte // the values kept, back to back
 	last     tally  // what the last file stored in the arrays
+	idle     int    // files in a row, while larger than keptStore, that needed less than a quarter of it
 }
 
 var stores = sync.Pool{New: func() any { return new(store) }}
@@ -41,17 +42,27 @@ var stores = sync.Pool{New: func() any { return new(store) }}
 // maxStore is the most bytes a store keeps between files: more than the
 // store of the corpus's largest file (21,000 rules; 0.95 MB at the default
 // cap of a fetch, 1.2 MB grown with headroom), so that a crawler meeting
-// large files one after another makes no garbage of their parses. A store
-// is kept only while files keep being parsed: a pool lets it go after two
-// collections without use.
-const maxStore = 2 << 20
+// large files one after another makes no garbage of their parses.
+//
+// A store larger than keptStore is let go after maxIdle files in a row
+// that need less than a quarter of it, so that a goroutine that met one
+// large file does not hold its memory for the rest of a crawl; and a pool
+// lets any store go after two collections without a parse. A process
+// holds at most one store per parse running at once (about one per CPU).
+const (
+	maxStore  = 2 << 20
+	keptStore = 64 << 10
+	maxIdle   = 64
+)
 
 // headroom is the size of an array of a store made in place of one of
 // capacity had, too small for the n elements of a file: a quarter more
 // than n, so that files of growing size (the versions of one file, say) do
-// not each make it anew, unless there was none.
-func headroom(had, n int) int {
-	if had == 0 {
+// not each make it anew; but n when there was none, or when spare says
+// that a quarter more would take the store past maxStore, which free would
+// let go.
+func headroom(had, n int, spare bool) int {
+	if had == 0 || !spare {
 		return n
 	}
 	return n + n/4
@@ -62,15 +73,16 @@ func (st *store) init(b *builder, body []byte, n *tally) {
 	st.r = Robots{}
 	b.r, b.body = &st.r, body
 	last := &st.last
-	b.r.Groups = reuse(&st.groups, n.groups, last.groups)
-	b.agents = reuse(&st.agents, n.agents, last.agents)
-	b.rules = reuse(&st.rules, n.rules, last.rules)
-	b.usages = reuse(&st.usages, n.usages, last.usages)
-	b.r.ContentSignals = reuse(&st.signals, n.signals, last.signals)
-	b.r.Other = reuse(&st.other, n.other, last.other)
-	b.r.Sitemaps = reuse(&st.sitemaps, n.sitemaps, last.sitemaps)
+	spare := 5*sizeOf(n)/4 <= maxStore
+	b.r.Groups = reuse(&st.groups, n.groups, last.groups, spare)
+	b.agents = reuse(&st.agents, n.agents, last.agents, spare)
+	b.rules = reuse(&st.rules, n.rules, last.rules, spare)
+	b.usages = reuse(&st.usages, n.usages, last.usages, spare)
+	b.r.ContentSignals = reuse(&st.signals, n.signals, last.signals, spare)
+	b.r.Other = reuse(&st.other, n.other, last.other, spare)
+	b.r.Sitemaps = reuse(&st.sitemaps, n.sitemaps, last.sitemaps, spare)
 	if cap(st.text) < n.bytes {
-		st.text = make([]byte, 0, headroom(cap(st.text), n.bytes))
+		st.text = make([]byte, 0, headroom(cap(st.text), n.bytes, spare))
 	}
 	st.text = st.text[:0]
 	st.last = *n // the counts are exact: the file fills that much of each array
@@ -81,9 +93,9 @@ func (st *store) init(b *builder, body []byte, n *tally) {
 // in it; those the new file does not overwrite are cleared, so that a
 // store points only into the memory of the file it holds (and keeps no
 // text it let go for larger alive).
-func reuse[T any](a *[]T, n, last int) []T {
+func reuse[T any](a *[]T, n, last int, spare bool) []T {
 	if cap(*a) < n {
-		*a = make([]T, 0, headroom(cap(*a), n)) // the old array goes, with what it held
+		*a = make([]T, 0, headroom(cap(*a), n, spare)) // the old array goes, with what it held
 	} else if last > n {
 		clear((*a)[n:last])
 	}
@@ -102,17 +114,44 @@ func (st *store) keep(v []byte) string {
 	return unsafe.String(&st.text[n], len(v))
 }
 
-// free returns st to the pool, less the arrays of a large file, and with
-// no pointer into the file it held.
+// free returns st to the pool, less the arrays of a large file (or of one
+// met maxIdle files ago), and with no pointer into the file it held.
 func (st *store) free() {
 	st.r = Robots{}
-	size := cap(st.text) +
+	if !st.keeps() {
+		*st = store{}
+	}
+	stores.Put(st)
+}
+
+// keeps reports whether st keeps its arrays for the next file.
+func (st *store) keeps() bool {
+	size := st.size()
+	switch {
+	case size > maxStore:
+		return false
+	case size <= keptStore || 4*sizeOf(&st.last) >= size:
+		st.idle = 0
+		return true
+	}
+	st.idle++
+	return st.idle <= maxIdle
+}
+
+// size returns the bytes of st's arrays.
+func (st *store) size() int {
+	return cap(st.text) +
 		cap(st.groups)*int(unsafe.Sizeof(Group{})) + cap(st.agents)*int(unsafe.Sizeof(Agent{})) +
 		cap(st.rules)*int(unsafe.Sizeof(Rule{})) + cap(st.usages)*int(unsafe.Sizeof(ContentUsage{})) +
 		cap(st.signals)*int(unsafe.Sizeof(ContentSignal{})) + cap(st.other)*int(unsafe.Sizeof(Record{})) +
 		cap(st.sitemaps)*int(unsafe.Sizeof(""))
-	if size > maxStore {
-		*st = store{}
-	}
-	stores.Put(st)
+}
+
+// sizeOf returns the bytes of the arrays of a store that n fills.
+func sizeOf(n *tally) int {
+	return n.bytes +
+		n.groups*int(unsafe.Sizeof(Group{})) + n.agents*int(unsafe.Sizeof(Agent{})) +
+		n.rules*int(unsafe.Sizeof(Rule{})) + n.usages*int(unsafe.Sizeof(ContentUsage{})) +
+		n.signals*int(unsafe.Sizeof(ContentSignal{})) + n.other*int(unsafe.Sizeof(Record{})) +
+		n.sitemaps*int(unsafe.Sizeof(""))
 }

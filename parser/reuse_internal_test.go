@@ -1,6 +1,8 @@
 package parser
 
 import (
+	"bytes"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -34,4 +36,59 @@ func TestStoreClearsWhatTheLastFileLeft(t *testing.T) {
 	assert.Equal(t, make([]ContentSignal, 1), st.signals[:1], "Content-Signal")
 	assert.Equal(t, make([]Record, 1), st.other[:1], "other records")
 	assert.Equal(t, make([]string, 2), st.sitemaps[:2], "sitemaps")
+}
+
+// A store that grew for a large file lets it go once small files have
+// followed it for a while: a goroutine that met one large file does not
+// hold its memory for the rest of a crawl. While files that need it keep
+// coming, it is kept.
+func TestStoreLetsGoOfALargeFileAfterSmallOnes(t *testing.T) {
+	var large []byte
+	large = append(large, "User-agent: *\n"...)
+	for i := range 4000 {
+		large = fmt.Appendf(large, "Disallow: /gp/video/%d/page\n", i)
+	}
+	small := []byte("User-agent: a\nDisallow: /1\n")
+	st := new(store)
+	parseIn := func(body []byte) {
+		rec := newRecording()
+		defer rec.free()
+		parse(body, rec, st)
+	}
+	parseIn(large)
+	require.Greater(t, st.size(), keptStore)
+	require.True(t, st.keeps(), "a large file's store is kept for the next")
+	for range maxIdle - 1 {
+		parseIn(small)
+		require.True(t, st.keeps())
+	}
+	parseIn(large)
+	require.True(t, st.keeps(), "a large file resets the count")
+	for range maxIdle {
+		parseIn(small)
+		require.True(t, st.keeps())
+	}
+	parseIn(small)
+	assert.False(t, st.keeps(), "after %d small files in a row, a store of %d B is let go", maxIdle, st.size())
+}
+
+// A file whose store fits in maxStore is kept, even after a smaller file:
+// growing its arrays with room to spare does not take the store past
+// maxStore, where free would let it go and the room would be garbage.
+func TestStoreGrowsNotPastMax(t *testing.T) {
+	body := append([]byte("User-agent: *\n"), bytes.Repeat([]byte("allow:/ab\n"), 51200)...) // 500 KiB
+	st := new(store)
+	parseIn := func(body []byte) {
+		rec := newRecording()
+		defer rec.free()
+		parse(body, rec, st)
+	}
+	parseIn(body)
+	exact := st.size()
+	require.LessOrEqual(t, exact, maxStore, "the file's store fits")
+	require.Greater(t, 5*exact/4, maxStore, "a quarter more would not")
+	*st = store{}
+	parseIn(body[:len(body)/2]) // an older, smaller version
+	parseIn(body)
+	assert.LessOrEqual(t, st.size(), maxStore, "grown from a smaller store")
 }

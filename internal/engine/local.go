@@ -11,7 +11,7 @@ import (
 // Sizer is a value that knows how many bytes it holds in memory.
 type Sizer interface {
 	// Size returns the bytes the value holds, everything it points to
-	// included. It may grow after the value is stored, if the value fills a
+	// included but what it shares with other values. It may grow after the value is stored, if the value fills a
 	// cache of its own lazily, but only inside Cache.Grow, which counts it
 	// again. Size must be safe to call concurrently with that growth.
 	Size() int64
