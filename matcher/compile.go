@@ -530,7 +530,7 @@ type scratch struct {
 const (
 	maxScratch  = 2 << 20
 	keptScratch = 24 << 10
-	maxIdle     = 64
+	maxIdle     = 256
 )
 
 // maxScratchText is the most octets of text of a trie (see compileTrie)

@@ -52,7 +52,7 @@ var stores = sync.Pool{New: func() any { return new(store) }}
 const (
 	maxStore  = 2 << 20
 	keptStore = 64 << 10
-	maxIdle   = 64
+	maxIdle   = 256
 )
 
 // headroom is the size of an array of a store made in place of one of
