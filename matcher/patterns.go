@@ -755,6 +755,11 @@ func sortRecs(recs, buf []sortRec, entries []entry, text string, kd uint32) {
 			if j-i > 1 && key&0xff != 0 {
 				// Equal heads so far, and they go on.
 				run, runBuf := recs[i:j], buf[i:j]
+				if len(run) <= smallRun {
+					sortByHeads(run, entries, text, kd+4)
+					i = j
+					continue
+				}
 				for k, r := range run {
 					run[k] = sortRec(keyAt(text, &entries[uint32(r)], kd+4))<<32 | r&(1<<32-1)
 				}
@@ -769,6 +774,30 @@ func sortRecs(recs, buf []sortRec, entries []entry, text string, kd uint32) {
 			i = j
 		}
 		recs, buf, kd = rest, restBuf, kd+4
+	}
+}
+
+// smallRun is the most records of a run equal in their octets that
+// sortRecs sorts by comparisons of the rest of their heads: for so few,
+// that costs less than making their records again and sorting those.
+const smallRun = 16
+
+// sortByHeads sorts the records of run, whose entries' heads share their
+// first d octets and are longer, by the rest of their heads, keeping the
+// order of equal ones (an insertion sort).
+func sortByHeads(run []sortRec, entries []entry, text string, d uint32) {
+	rest := func(r sortRec) string {
+		e := &entries[uint32(r)]
+		return text[e.base+d : e.base+e.head]
+	}
+	for i := 1; i < len(run); i++ {
+		r := run[i]
+		h := rest(r)
+		j := i
+		for ; j > 0 && h < rest(run[j-1]); j-- {
+			run[j] = run[j-1]
+		}
+		run[j] = r
 	}
 }
 
