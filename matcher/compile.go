@@ -318,10 +318,7 @@ func compileTrie(groups []*parser.Group, k int, agentText int, sc *scratch) (tex
 				// the trie spells it.
 				base := uint32(plain)
 				plain += copy(text[plain:], canon)
-				canon = unsafe.String(&text[base], len(canon))
-				e, n := newEntry(base, canon, len(canon), false, id, rl.Allow, base)
-				entries = append(entries, e)
-				npieces += n
+				entries = append(entries, plainEntry(base, len(canon), id, rl.Allow))
 				continue
 			}
 			rewritten := f&factRewritten != 0

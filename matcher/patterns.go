@@ -247,6 +247,16 @@ func newEntry(base uint32, lit string, head int, dollar bool, id int32, allow bo
 	return e, pieces
 }
 
+// plainEntry is newEntry for a plain pattern of n octets, which holds no
+// '*' and no '$', at base, whose rule is its pattern (see compile.go).
+func plainEntry(base uint32, n int, id int32, allow bool) entry {
+	e := entry{base: base, head: uint32(n), n: uint32(n), id: id, at: base}
+	if allow {
+		e.n |= entryAllow
+	}
+	return e
+}
+
 func (e *entry) litLen() uint32 { return e.n &^ entryFlags }
 func (e *entry) allow() bool    { return e.n&entryAllow != 0 }
 
