@@ -335,15 +335,14 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 		// is their string: entries of one head are adjacent.
 		nc := nodeCounter{split: true}
 		notes := 0
-		prev := ""
+		l := 0 // the octets the head of entries[lo] has in common with the head before
 		for lo := 0; lo < len(entries); {
 			h := head(&entries[lo])
-			nc.next(h, commonPrefix(prev, h))
-			prev = h
+			nc.next(h, l)
 			hi := lo
 			exacts, wilds := false, false
 			var plain *entry
-			for ; hi < len(entries) && head(&entries[hi]) == h; hi++ {
+			for {
 				e := &entries[hi]
 				switch k, _ := e.kind(); k {
 				case wild:
@@ -354,6 +353,15 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 					if plain == nil || full(e.rank(), e.id) > full(plain.rank(), plain.id) {
 						plain = e
 					}
+				}
+				if hi++; hi == len(entries) {
+					break
+				}
+				// The next head is h, or follows it: one comparison
+				// tells which, and what they have in common.
+				next := head(&entries[hi])
+				if l = commonPrefix(h, next); l < len(h) || len(next) > len(h) {
+					break
 				}
 			}
 			if exacts {
