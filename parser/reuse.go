@@ -7,9 +7,11 @@ import (
 
 // ParseFunc parses body as Parse does and calls fn with the Robots, whose
 // memory later calls reuse once fn has returned: fn must keep nothing of
-// it, no slice and no string, and copy what it keeps. It spares a caller
-// that only reads each file, such as a compiler of its rules, the
-// allocations of a parse. It is safe for concurrent use.
+// it, no slice and no string, and copy what it keeps. Unlike Parse's, its
+// strings are body's memory: body must not change until fn returns. It
+// spares a caller that only reads each file, such as a compiler of its
+// rules, the allocations and copies of a parse. It is safe for concurrent
+// use.
 func ParseFunc(body []byte, fn func(*Robots)) {
 	st := stores.Get().(*store)
 	rec := newRecording()
@@ -32,15 +34,14 @@ type store struct {
 	signals  []ContentSignal
 	other    []Record
 	sitemaps []string
-	text     []byte // the values kept, back to back
-	last     tally  // what the last file stored in the arrays
+	last     tally // what the last file stored in the arrays
 }
 
 var stores = sync.Pool{New: func() any { return new(store) }}
 
 // maxStore is the most bytes a store keeps between files: more than the
-// store of the corpus's largest file (21,000 rules; 0.95 MB at the default
-// cap of a fetch, 1.2 MB grown with headroom), so that a crawler meeting
+// store of the corpus's largest file (21,000 rules; 0.7 MB at the default
+// cap of a fetch, 0.85 MB grown with headroom), so that a crawler meeting
 // large files one after another makes no garbage of their parses. A store
 // is kept only while files keep being parsed: a pool lets it go after two
 // collections without use.
@@ -69,10 +70,6 @@ func (st *store) init(b *builder, body []byte, n *tally) {
 	b.r.ContentSignals = reuse(&st.signals, n.signals, last.signals)
 	b.r.Other = reuse(&st.other, n.other, last.other)
 	b.r.Sitemaps = reuse(&st.sitemaps, n.sitemaps, last.sitemaps)
-	if cap(st.text) < n.bytes {
-		st.text = make([]byte, 0, headroom(cap(st.text), n.bytes))
-	}
-	st.text = st.text[:0]
 	st.last = *n // the counts are exact: the file fills that much of each array
 }
 
@@ -93,21 +90,26 @@ func reuse[T any](a *[]T, n, last int) []T {
 	return (*a)[:0]
 }
 
-// keep returns v, which is not empty, as a string that the Robots keeps.
+// keep returns v, which is not empty and is the body's memory, as a
+// string that the Robots keeps: not a copy (see ParseFunc).
 func (st *store) keep(v []byte) string {
-	// The text was grown to hold every value, so it does not move until
-	// the next file.
-	n := len(st.text)
-	st.text = append(st.text, v...)
-	return unsafe.String(&st.text[n], len(v))
+	return unsafe.String(unsafe.SliceData(v), len(v))
 }
 
 // free returns st to the pool, less the arrays of a large file, and with
-// no pointer into the file it held.
+// no pointer into the file it held: the strings that point into its body
+// are cleared.
 func (st *store) free() {
 	st.r = Robots{}
-	size := cap(st.text) +
-		cap(st.groups)*int(unsafe.Sizeof(Group{})) + cap(st.agents)*int(unsafe.Sizeof(Agent{})) +
+	last := &st.last
+	clear(st.agents[:last.agents])
+	clear(st.rules[:last.rules])
+	clear(st.usages[:last.usages])
+	clear(st.signals[:last.signals])
+	clear(st.other[:last.other])
+	clear(st.sitemaps[:last.sitemaps])
+	st.last = tally{} // nothing left to clear
+	size := cap(st.groups)*int(unsafe.Sizeof(Group{})) + cap(st.agents)*int(unsafe.Sizeof(Agent{})) +
 		cap(st.rules)*int(unsafe.Sizeof(Rule{})) + cap(st.usages)*int(unsafe.Sizeof(ContentUsage{})) +
 		cap(st.signals)*int(unsafe.Sizeof(ContentSignal{})) + cap(st.other)*int(unsafe.Sizeof(Record{})) +
 		cap(st.sitemaps)*int(unsafe.Sizeof(""))

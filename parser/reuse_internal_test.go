@@ -2,6 +2,7 @@ package parser
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -34,4 +35,38 @@ func TestStoreClearsWhatTheLastFileLeft(t *testing.T) {
 	assert.Equal(t, make([]ContentSignal, 1), st.signals[:1], "Content-Signal")
 	assert.Equal(t, make([]Record, 1), st.other[:1], "other records")
 	assert.Equal(t, make([]string, 2), st.sitemaps[:2], "sitemaps")
+}
+
+// The strings of a Robots that ParseFunc hands fn are the body's memory,
+// not copies; once fn has returned, the store that held them points into
+// the body no more, so that a pooled store keeps no body alive.
+func TestStoreKeepsNoBody(t *testing.T) {
+	body := []byte("User-agent: a\nCrawl-delay: 1\nDisallow: /1\nContent-Usage: train-ai=n\nContent-Signal: search=yes\n" +
+		"Host: x\nSitemap: https://x/1\n")
+	st := new(store)
+	rec := newRecording()
+	r := parse(body, rec, st)
+	rec.free()
+	within := func(s string) bool {
+		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+		start := uintptr(unsafe.Pointer(&body[0]))
+		return p >= start && p+uintptr(len(s)) <= start+uintptr(len(body))
+	}
+	require.Len(t, r.Groups, 1)
+	g := r.Groups[0]
+	require.Len(t, g.Rules, 1)
+	assert.True(t, within(g.Rules[0].Pattern), "a pattern is the body's")
+	assert.True(t, within(g.Agents[0].Value), "an agent")
+	assert.True(t, within(g.ContentUsage[0].Preferences), "a Content-Usage value")
+	assert.True(t, within(r.ContentSignals[0].Value), "a Content-Signal value")
+	assert.True(t, within(r.Other[0].Key) && within(r.Other[0].Value), "a record")
+	assert.True(t, within(r.Sitemaps[0]), "a sitemap")
+
+	st.free()
+	assert.Equal(t, make([]Agent, 1), st.agents[:1], "agents")
+	assert.Equal(t, make([]Rule, 1), st.rules[:1], "rules")
+	assert.Equal(t, make([]ContentUsage, 1), st.usages[:1], "Content-Usage")
+	assert.Equal(t, make([]ContentSignal, 1), st.signals[:1], "Content-Signal")
+	assert.Equal(t, make([]Record, 1), st.other[:1], "other records")
+	assert.Equal(t, make([]string, 1), st.sitemaps[:1], "sitemaps")
 }
