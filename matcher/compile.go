@@ -174,9 +174,7 @@ func compileIn(sc *scratch, r *parser.Robots, smallMax int, agents ...string) *M
 	// and little more (by design: parsing and compiling allocate at most
 	// 8 times the input).
 	nagents, agentText := 0, 0
-	var delay time.Duration         // the largest Crawl-delay that applies
-	byLine, last := true, int32(-1) // the lines grow: they are the ids
-	top := int32(0)                 // the largest line
+	var delay time.Duration // the largest Crawl-delay that applies
 	k := 0
 	for _, g := range groups {
 		nagents += len(g.Agents)
@@ -185,11 +183,6 @@ func compileIn(sc *scratch, r *parser.Robots, smallMax int, agents ...string) *M
 		}
 		delay = max(delay, crawlDelay(g, valid))
 		k += len(g.Rules)
-		for _, rl := range g.Rules {
-			line := lineOf(rl.Line)
-			byLine = byLine && line > last
-			last, top = line, max(top, line)
-		}
 	}
 	sc.rules = k
 	var text []byte
@@ -197,7 +190,7 @@ func compileIn(sc *scratch, r *parser.Robots, smallMax int, agents ...string) *M
 	var small []smallRule
 	var npieces int
 	isSmall := false
-	if k <= smallMax && top <= maxSmallLine {
+	if k <= smallMax && maxLineOf(groups) <= maxSmallLine {
 		sz := textSize{scratch: sc.canon[:0]}
 		rewritten := resizeScratch(sc.bits, (k+63)/64) // a bit per rule whose pattern is not canonical
 		clear(rewritten)
@@ -224,7 +217,8 @@ func compileIn(sc *scratch, r *parser.Robots, smallMax int, agents ...string) *M
 		m = &Matcher{text: finish(text), small: small}
 	} else {
 		var plainAt int
-		text, plainAt, lines, npieces = compileTrie(groups, k, byLine, agentText, sc)
+		var inScratch bool
+		text, plainAt, inScratch, lines, npieces = compileTrie(groups, k, agentText, sc)
 		var agents []byte
 		list, delays, agents = compileAgents(groups, nagents, text[:plainAt-agentText:plainAt]) // in their room
 		if len(agents) != plainAt {                                                             // more would have moved them out of text: its capacity ends at plainAt
@@ -232,7 +226,7 @@ func compileIn(sc *scratch, r *parser.Robots, smallMax int, agents ...string) *M
 		}
 		tm := &trieMatcher{}
 		tm.trie = newPatternSet(sc.entries, npieces, unsafe.String(unsafe.SliceData(text), len(text)), true, true, sc)
-		tm.trie.keepEdges(text, plainAt, len(text) <= maxScratchText)
+		tm.trie.keepEdges(text, plainAt, inScratch)
 		m = &tm.m
 		m.text, m.trie = tm.trie.text, &tm.trie
 	}
@@ -254,21 +248,38 @@ const (
 	factIndex                 // an Allow under Google's index.html rule
 )
 
+// maxLineOf returns the largest line of the rules of groups, as a
+// compiled rule keeps it.
+func maxLineOf(groups []*parser.Group) int32 {
+	top := int32(0)
+	for _, g := range groups {
+		for _, rl := range g.Rules {
+			top = max(top, lineOf(rl.Line))
+		}
+	}
+	return top
+}
+
 // compileTrie returns the text of the k rules of groups as the trie is
 // built from them (see above): the noted rules first, then room for
 // agentText octets, then the plain rules, from plainAt on. It leaves their
-// entries in sc.entries; it returns the lines of the rules by id when
-// byLine is false, and the pieces of their wildcard patterns.
-func compileTrie(groups []*parser.Group, k int, byLine bool, agentText int, sc *scratch) (text []byte, plainAt int, lines []int32, npieces int) {
+// entries in sc.entries; it returns whether the text is the scratch's,
+// the lines of the rules by id when they do not grow (they are the ids
+// when they do), and the pieces of their wildcard patterns.
+func compileTrie(groups []*parser.Group, k int, agentText int, sc *scratch) (text []byte, plainAt int, inScratch bool, lines []int32, npieces int) {
 	// Size the text and the entries, and keep what that finds of each
-	// rule for filling them in.
+	// rule for filling them in; see whether the lines grow, in the same
+	// pass over the rules.
 	facts := resizeScratch(sc.bits, (k+15)/16) // four bits a rule
 	clear(facts)
 	scratch := sc.canon[:0] // the canonical form of a pattern that is not canonical
 	size, patterns, plainSize := 0, 0, 0
+	byLine, last := true, int32(-1)
 	idx := 0
 	for _, g := range groups {
 		for _, rl := range g.Rules {
+			line := lineOf(rl.Line)
+			byLine, last = byLine && line > last, line
 			f := ruleFacts(rl.Pattern, rl.Allow, &scratch, &size, &patterns)
 			if f&(factNoted|factEmpty) == 0 {
 				plainSize += len(rl.Pattern) // canonical as it is
@@ -278,15 +289,17 @@ func compileTrie(groups []*parser.Group, k int, byLine bool, agentText int, sc *
 		}
 	}
 	notedSize := size - plainSize
-	if size+agentText <= maxScratchText {
-		text = resize(sc.text, size+agentText) // keepEdges copies out what is kept
+	plainAt = notedSize + agentText
+	// Built where it is kept when its plain patterns are so few that
+	// keepEdges keeps it in place (they are at most a sixteenth of what
+	// it keeps); else in the scratch, and keepEdges copies out what is
+	// kept: a large file's text is not allocated to be thrown away.
+	if inScratch = size+agentText <= maxScratchText || 16*plainSize > plainAt; inScratch {
+		text = resizeScratch(sc.text, size+agentText)
 		sc.text = text
 	} else {
-		// Built where it may be kept: keepEdges keeps it in place when
-		// its plain patterns are few.
 		text = make([]byte, size+agentText)
 	}
-	plainAt = notedSize + agentText
 	noted, plain := text[:0:notedSize], plainAt
 	entries := resizeScratch(sc.entries, patterns)[:0]
 	if !byLine {
@@ -311,10 +324,7 @@ func compileTrie(groups []*parser.Group, k int, byLine bool, agentText int, sc *
 				// the trie spells it.
 				base := uint32(plain)
 				plain += copy(text[plain:], canon)
-				canon = unsafe.String(&text[base], len(canon))
-				e, n := newEntry(base, canon, len(canon), false, id, rl.Allow, base)
-				entries = append(entries, e)
-				npieces += n
+				entries = append(entries, plainEntry(base, len(canon), id, rl.Allow))
 				continue
 			}
 			rewritten := f&factRewritten != 0
@@ -360,7 +370,7 @@ func compileTrie(groups []*parser.Group, k int, byLine bool, agentText int, sc *
 		panic("matcher: the text of a trie was not sized as it was written")
 	}
 	sc.entries, sc.canon, sc.bits = entries, scratch, facts
-	return text, plainAt, lines, npieces
+	return text, plainAt, inScratch, lines, npieces
 }
 
 // plainOctet says of each octet whether a canonical pattern holds it as
@@ -500,7 +510,7 @@ type scratch struct {
 	above   []uint64
 	bits    []uint64
 	canon   []byte
-	text    []byte // the text of a small trie, as it is built (see compileTrie)
+	text    []byte // the text of a trie as it is built, unless built where it is kept (see compileTrie)
 	// A trie built in the scratch (see newPatternSet).
 	nodes  []node
 	edges  []uint8
@@ -534,7 +544,9 @@ const (
 )
 
 // maxScratchText is the most octets of text of a trie (see compileTrie)
-// built in the scratch: that of a file of a few hundred rules.
+// built in the scratch whatever its patterns: that of a file of a few
+// hundred rules. A larger one is built there too unless it is kept in
+// place.
 const maxScratchText = 16 << 10
 
 // maxScratchNodes is the most nodes a trie built in the scratch may need
@@ -578,11 +590,8 @@ func (sc *scratch) release() {
 		cap(sc.bits) * 8, cap(sc.canon),
 		cap(sc.nodes) * int(unsafe.Sizeof(node{})), cap(sc.edges), cap(sc.meta), cap(sc.ids) * 2,
 		cap(sc.notes) * int(unsafe.Sizeof(note{})), cap(sc.wildAt) * int(unsafe.Sizeof(wildAt{})),
-		cap(sc.slots) * 8, cap(sc.pieceKeys) * 8, cap(sc.positions) * 4,
+		cap(sc.slots) * 8, cap(sc.pieceKeys) * 8, cap(sc.positions) * 4, cap(sc.text),
 	}
-	// The text of a trie built in the scratch is kept beside, up to
-	// maxScratchText.
-
 	n := 0
 	for _, k := range sizes {
 		n += k
@@ -623,8 +632,10 @@ func (sc *scratch) release() {
 			sc.slots = nil
 		case 12:
 			sc.pieceKeys = nil
-		default:
+		case 13:
 			sc.positions = nil
+		default:
+			sc.text = nil
 		}
 	}
 	scratchPool.Put(sc)
@@ -645,14 +656,13 @@ func (sc *scratch) keeps() bool {
 	return sc.idle <= maxIdle
 }
 
-// size returns the bytes of sc's arrays, but for the text of a trie built
-// in it, which is at most maxScratchText.
+// size returns the bytes of sc's arrays.
 func (sc *scratch) size() int {
 	return cap(sc.entries)*int(unsafe.Sizeof(entry{})) + cap(sc.depths)*4 + cap(sc.above)*8 +
 		cap(sc.bits)*8 + cap(sc.canon) +
 		cap(sc.nodes)*int(unsafe.Sizeof(node{})) + cap(sc.edges) + cap(sc.meta) + cap(sc.ids)*2 +
 		cap(sc.notes)*int(unsafe.Sizeof(note{})) + cap(sc.wildAt)*int(unsafe.Sizeof(wildAt{})) +
-		cap(sc.slots)*8 + cap(sc.pieceKeys)*8 + cap(sc.positions)*4
+		cap(sc.slots)*8 + cap(sc.pieceKeys)*8 + cap(sc.positions)*4 + cap(sc.text)
 }
 
 // resize returns b with length n, in its own array when that is large

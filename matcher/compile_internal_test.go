@@ -586,3 +586,15 @@ func TestScratchLetsGoOfALargeFileAfterSmallOnes(t *testing.T) {
 	compileIn(small)
 	assert.False(t, sc.keeps(), "after %d small files in a row, a scratch of %d B is let go", maxIdle, sc.size())
 }
+
+// plainEntry places a plain pattern as newEntry does.
+func TestPlainEntry(t *testing.T) {
+	for _, tt := range []struct {
+		lit   string
+		allow bool
+	}{{"/", false}, {"/a/b", true}, {"/a%20b", false}, {"", true}} {
+		want, pieces := newEntry(7, tt.lit, len(tt.lit), false, 3, tt.allow, 7)
+		require.Zero(t, pieces)
+		assert.Equal(t, want, plainEntry(7, len(tt.lit), 3, tt.allow), "%q", tt.lit)
+	}
+}

@@ -247,6 +247,16 @@ func newEntry(base uint32, lit string, head int, dollar bool, id int32, allow bo
 	return e, pieces
 }
 
+// plainEntry is newEntry for a plain pattern of n octets, which holds no
+// '*' and no '$', at base, whose rule is its pattern (see compile.go).
+func plainEntry(base uint32, n int, id int32, allow bool) entry {
+	e := entry{base: base, head: uint32(n), n: uint32(n), id: id, at: base}
+	if allow {
+		e.n |= entryAllow
+	}
+	return e
+}
+
 func (e *entry) litLen() uint32 { return e.n &^ entryFlags }
 func (e *entry) allow() bool    { return e.n&entryAllow != 0 }
 
@@ -325,15 +335,14 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 		// is their string: entries of one head are adjacent.
 		nc := nodeCounter{split: true}
 		notes := 0
-		prev := ""
+		l := 0 // the octets the head of entries[lo] has in common with the head before
 		for lo := 0; lo < len(entries); {
 			h := head(&entries[lo])
-			nc.next(h, commonPrefix(prev, h))
-			prev = h
+			nc.next(h, l)
 			hi := lo
 			exacts, wilds := false, false
 			var plain *entry
-			for ; hi < len(entries) && head(&entries[hi]) == h; hi++ {
+			for {
 				e := &entries[hi]
 				switch k, _ := e.kind(); k {
 				case wild:
@@ -344,6 +353,15 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 					if plain == nil || full(e.rank(), e.id) > full(plain.rank(), plain.id) {
 						plain = e
 					}
+				}
+				if hi++; hi == len(entries) {
+					break
+				}
+				// The next head is h, or follows it: one comparison
+				// tells which, and what they have in common.
+				next := head(&entries[hi])
+				if l = commonPrefix(h, next); l < len(h) || len(next) > len(h) {
+					break
 				}
 			}
 			if exacts {
@@ -755,6 +773,11 @@ func sortRecs(recs, buf []sortRec, entries []entry, text string, kd uint32) {
 			if j-i > 1 && key&0xff != 0 {
 				// Equal heads so far, and they go on.
 				run, runBuf := recs[i:j], buf[i:j]
+				if len(run) <= smallRun {
+					sortByHeads(run, entries, text, kd+4)
+					i = j
+					continue
+				}
 				for k, r := range run {
 					run[k] = sortRec(keyAt(text, &entries[uint32(r)], kd+4))<<32 | r&(1<<32-1)
 				}
@@ -769,6 +792,30 @@ func sortRecs(recs, buf []sortRec, entries []entry, text string, kd uint32) {
 			i = j
 		}
 		recs, buf, kd = rest, restBuf, kd+4
+	}
+}
+
+// smallRun is the most records of a run equal in their octets that
+// sortRecs sorts by comparisons of the rest of their heads: for so few,
+// that costs less than making their records again and sorting those.
+const smallRun = 16
+
+// sortByHeads sorts the records of run, whose entries' heads share their
+// first d octets and are longer, by the rest of their heads, keeping the
+// order of equal ones (an insertion sort).
+func sortByHeads(run []sortRec, entries []entry, text string, d uint32) {
+	rest := func(r sortRec) string {
+		e := &entries[uint32(r)]
+		return text[e.base+d : e.base+e.head]
+	}
+	for i := 1; i < len(run); i++ {
+		r := run[i]
+		h := rest(r)
+		j := i
+		for ; j > 0 && h < rest(run[j-1]); j-- {
+			run[j] = run[j-1]
+		}
+		run[j] = r
 	}
 }
 

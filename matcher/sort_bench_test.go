@@ -31,7 +31,7 @@ func BenchmarkSortEntries(b *testing.B) {
 			continue
 		}
 		sc := new(scratch)
-		text, _, _, _ := compileTrie(groups, k, true, 0, sc)
+		text, _, _, _, _ := compileTrie(groups, k, 0, sc)
 		sets = append(sets, set{append([]entry(nil), sc.entries...), string(text)})
 		most = max(most, len(sc.entries))
 	}

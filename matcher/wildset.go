@@ -780,14 +780,16 @@ func (p *featurePicker) worst() uint16 {
 }
 
 // offer keeps bit if it is among the four least likely, odds being how
-// likely a path holds it, in thousandths.
+// likely a path holds it, in thousandths, below worst(): add offers no
+// other.
 func (p *featurePicker) offer(bit byte, odds uint16) {
-	full := p.n == len(p.best)
-	if full && odds >= p.odds[len(p.odds)-1] || slices.Contains(p.best[:p.n], bit) {
-		return
+	for _, b := range p.best[:p.n] {
+		if b == bit {
+			return
+		}
 	}
 	i := p.n
-	if full {
+	if i == len(p.best) {
 		i--
 	} else {
 		p.n++

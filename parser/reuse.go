@@ -7,9 +7,11 @@ import (
 
 // ParseFunc parses body as Parse does and calls fn with the Robots, whose
 // memory later calls reuse once fn has returned: fn must keep nothing of
-// it, no slice and no string, and copy what it keeps. It spares a caller
-// that only reads each file, such as a compiler of its rules, the
-// allocations of a parse. It is safe for concurrent use.
+// it, no slice and no string, and copy what it keeps. Unlike Parse's, its
+// strings are body's memory: body must not change until fn returns. It
+// spares a caller that only reads each file, such as a compiler of its
+// rules, the allocations and copies of a parse. It is safe for concurrent
+// use.
 func ParseFunc(body []byte, fn func(*Robots)) {
 	st := stores.Get().(*store)
 	rec := newRecording()
@@ -32,16 +34,15 @@ type store struct {
 	signals  []ContentSignal
 	other    []Record
 	sitemaps []string
-	text     []byte // the values kept, back to back
-	last     tally  // what the last file stored in the arrays
-	idle     int    // files in a row, while larger than keptStore, that needed less than a quarter of it
+	last     tally // what the last file stored in the arrays
+	idle     int   // files in a row, while larger than keptStore, that needed less than a quarter of it
 }
 
 var stores = sync.Pool{New: func() any { return new(store) }}
 
 // maxStore is the most bytes a store keeps between files: more than the
-// store of the corpus's largest file (21,000 rules; 0.95 MB at the default
-// cap of a fetch, 1.2 MB grown with headroom), so that a crawler meeting
+// store of the corpus's largest file (21,000 rules; 0.7 MB at the default
+// cap of a fetch, 0.85 MB grown with headroom), so that a crawler meeting
 // large files one after another makes no garbage of their parses.
 //
 // A store larger than keptStore is let go after maxIdle files in a row
@@ -68,36 +69,27 @@ func headroom(had, n int, spare bool) int {
 	return n + n/4
 }
 
-// init readies b to store what n counted of body in st.
+// init readies b to store what n counted of body in st, which holds
+// nothing (see free).
 func (st *store) init(b *builder, body []byte, n *tally) {
 	st.r = Robots{}
 	b.r, b.body = &st.r, body
-	last := &st.last
 	spare := 5*sizeOf(n)/4 <= maxStore
-	b.r.Groups = reuse(&st.groups, n.groups, last.groups, spare)
-	b.agents = reuse(&st.agents, n.agents, last.agents, spare)
-	b.rules = reuse(&st.rules, n.rules, last.rules, spare)
-	b.usages = reuse(&st.usages, n.usages, last.usages, spare)
-	b.r.ContentSignals = reuse(&st.signals, n.signals, last.signals, spare)
-	b.r.Other = reuse(&st.other, n.other, last.other, spare)
-	b.r.Sitemaps = reuse(&st.sitemaps, n.sitemaps, last.sitemaps, spare)
-	if cap(st.text) < n.bytes {
-		st.text = make([]byte, 0, headroom(cap(st.text), n.bytes, spare))
-	}
-	st.text = st.text[:0]
+	b.r.Groups = reuse(&st.groups, n.groups, spare)
+	b.agents = reuse(&st.agents, n.agents, spare)
+	b.rules = reuse(&st.rules, n.rules, spare)
+	b.usages = reuse(&st.usages, n.usages, spare)
+	b.r.ContentSignals = reuse(&st.signals, n.signals, spare)
+	b.r.Other = reuse(&st.other, n.other, spare)
+	b.r.Sitemaps = reuse(&st.sitemaps, n.sitemaps, spare)
 	st.last = *n // the counts are exact: the file fills that much of each array
 }
 
 // reuse returns the array of *a emptied, with room for n, or nil for none,
-// as Parse leaves a slice of nothing. The last file stored last elements
-// in it; those the new file does not overwrite are cleared, so that a
-// store points only into the memory of the file it holds (and keeps no
-// text it let go for larger alive).
-func reuse[T any](a *[]T, n, last int, spare bool) []T {
+// as Parse leaves a slice of nothing.
+func reuse[T any](a *[]T, n int, spare bool) []T {
 	if cap(*a) < n {
-		*a = make([]T, 0, headroom(cap(*a), n, spare)) // the old array goes, with what it held
-	} else if last > n {
-		clear((*a)[n:last])
+		*a = make([]T, 0, headroom(cap(*a), n, spare))
 	}
 	if n == 0 {
 		return nil
@@ -105,26 +97,36 @@ func reuse[T any](a *[]T, n, last int, spare bool) []T {
 	return (*a)[:0]
 }
 
-// keep returns v, which is not empty, as a string that the Robots keeps.
+// keep returns v, which is not empty and is the body's memory, as a
+// string that the Robots keeps: not a copy (see ParseFunc).
 func (st *store) keep(v []byte) string {
-	// The text was grown to hold every value, so it does not move until
-	// the next file.
-	n := len(st.text)
-	st.text = append(st.text, v...)
-	return unsafe.String(&st.text[n], len(v))
+	return unsafe.String(unsafe.SliceData(v), len(v))
 }
 
 // free returns st to the pool, less the arrays of a large file (or of one
-// met maxIdle files ago), and with no pointer into the file it held.
+// met maxIdle files ago), and with no pointer into the file it held: the
+// strings that point into its body are cleared, and the groups, which
+// point into arrays it may have let go for larger.
 func (st *store) free() {
 	st.r = Robots{}
-	if !st.keeps() {
+	keeps := st.keeps()
+	last := &st.last
+	clear(st.groups[:last.groups])
+	clear(st.agents[:last.agents])
+	clear(st.rules[:last.rules])
+	clear(st.usages[:last.usages])
+	clear(st.signals[:last.signals])
+	clear(st.other[:last.other])
+	clear(st.sitemaps[:last.sitemaps])
+	st.last = tally{} // nothing left to clear
+	if !keeps {
 		*st = store{}
 	}
 	stores.Put(st)
 }
 
-// keeps reports whether st keeps its arrays for the next file.
+// keeps reports whether st keeps its arrays for the next file, and counts
+// the files that did not need them.
 func (st *store) keeps() bool {
 	size := st.size()
 	switch {
@@ -140,8 +142,7 @@ func (st *store) keeps() bool {
 
 // size returns the bytes of st's arrays.
 func (st *store) size() int {
-	return cap(st.text) +
-		cap(st.groups)*int(unsafe.Sizeof(Group{})) + cap(st.agents)*int(unsafe.Sizeof(Agent{})) +
+	return cap(st.groups)*int(unsafe.Sizeof(Group{})) + cap(st.agents)*int(unsafe.Sizeof(Agent{})) +
 		cap(st.rules)*int(unsafe.Sizeof(Rule{})) + cap(st.usages)*int(unsafe.Sizeof(ContentUsage{})) +
 		cap(st.signals)*int(unsafe.Sizeof(ContentSignal{})) + cap(st.other)*int(unsafe.Sizeof(Record{})) +
 		cap(st.sitemaps)*int(unsafe.Sizeof(""))
@@ -149,8 +150,7 @@ func (st *store) size() int {
 
 // sizeOf returns the bytes of the arrays of a store that n fills.
 func sizeOf(n *tally) int {
-	return n.bytes +
-		n.groups*int(unsafe.Sizeof(Group{})) + n.agents*int(unsafe.Sizeof(Agent{})) +
+	return n.groups*int(unsafe.Sizeof(Group{})) + n.agents*int(unsafe.Sizeof(Agent{})) +
 		n.rules*int(unsafe.Sizeof(Rule{})) + n.usages*int(unsafe.Sizeof(ContentUsage{})) +
 		n.signals*int(unsafe.Sizeof(ContentSignal{})) + n.other*int(unsafe.Sizeof(Record{})) +
 		n.sitemaps*int(unsafe.Sizeof(""))
