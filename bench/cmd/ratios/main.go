@@ -66,7 +66,7 @@ func run(in io.Reader, out io.Writer) error {
 		row := []string{b, duration(base)}
 		for _, p := range peers {
 			if t, ok := median(times[b][p]); ok {
-				row = append(row, fmt.Sprintf("%s (%.1f×)", duration(t), t/base))
+				row = append(row, fmt.Sprintf("%s (%s)", duration(t), ratio(t/base)))
 			} else {
 				row = append(row, "—")
 			}
@@ -74,6 +74,15 @@ func run(in io.Reader, out io.Writer) error {
 		fmt.Fprintf(out, "| %s |\n", strings.Join(row, " | "))
 	}
 	return nil
+}
+
+// ratio formats r, a peer's time over ours, with the digits that tell a
+// ratio near parity apart from parity: 0.97× is not 1.0×.
+func ratio(r float64) string {
+	if r < 2 {
+		return fmt.Sprintf("%.2f×", r)
+	}
+	return fmt.Sprintf("%.1f×", r)
 }
 
 func median(xs []float64) (float64, bool) {
