@@ -10,6 +10,14 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// parseIn parses body into the store st, as ParseFunc does but for
+// handing st back.
+func parseIn(st *store, body []byte) *Robots {
+	rec := newRecording()
+	defer rec.free()
+	return parse(body, rec, st)
+}
+
 // A store that grew for a large file lets it go once small files have
 // followed it for a while: a goroutine that met one large file does not
 // hold its memory for the rest of a crawl. While files that need it keep
@@ -22,25 +30,20 @@ func TestStoreLetsGoOfALargeFileAfterSmallOnes(t *testing.T) {
 	}
 	small := []byte("User-agent: a\nDisallow: /1\n")
 	st := new(store)
-	parseIn := func(body []byte) {
-		rec := newRecording()
-		defer rec.free()
-		parse(body, rec, st)
-	}
-	parseIn(large)
+	parseIn(st, large)
 	require.Greater(t, st.size(), keptStore)
 	require.True(t, st.keeps(), "a large file's store is kept for the next")
 	for range maxIdle - 1 {
-		parseIn(small)
+		parseIn(st, small)
 		require.True(t, st.keeps())
 	}
-	parseIn(large)
+	parseIn(st, large)
 	require.True(t, st.keeps(), "a large file resets the count")
 	for range maxIdle {
-		parseIn(small)
+		parseIn(st, small)
 		require.True(t, st.keeps())
 	}
-	parseIn(small)
+	parseIn(st, small)
 	assert.False(t, st.keeps(), "after %d small files in a row, a store of %d B is let go", maxIdle, st.size())
 }
 
@@ -50,18 +53,13 @@ func TestStoreLetsGoOfALargeFileAfterSmallOnes(t *testing.T) {
 func TestStoreGrowsNotPastMax(t *testing.T) {
 	body := append([]byte("User-agent: *\n"), bytes.Repeat([]byte("allow:/a\n"), 56000)...) // 492 KiB
 	st := new(store)
-	parseIn := func(body []byte) {
-		rec := newRecording()
-		defer rec.free()
-		parse(body, rec, st)
-	}
-	parseIn(body)
+	parseIn(st, body)
 	exact := st.size()
 	require.LessOrEqual(t, exact, maxStore, "the file's store fits")
 	require.Greater(t, 5*exact/4, maxStore, "a quarter more would not")
 	*st = store{}
-	parseIn(body[:len(body)/2]) // an older, smaller version
-	parseIn(body)
+	parseIn(st, body[:len(body)/2]) // an older, smaller version
+	parseIn(st, body)
 	assert.LessOrEqual(t, st.size(), maxStore, "grown from a smaller store")
 }
 
@@ -72,9 +70,7 @@ func TestStoreKeepsNoBody(t *testing.T) {
 	body := []byte("User-agent: a\nCrawl-delay: 1\nDisallow: /1\nContent-Usage: train-ai=n\nContent-Signal: search=yes\n" +
 		"Host: x\nSitemap: https://x/1\n")
 	st := new(store)
-	rec := newRecording()
-	r := parse(body, rec, st)
-	rec.free()
+	r := parseIn(st, body)
 	within := func(s string) bool {
 		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
 		start := uintptr(unsafe.Pointer(&body[0]))
