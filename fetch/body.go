@@ -121,9 +121,9 @@ func readBody(resp *http.Response, max int64) (body []byte, lent loan, truncated
 // garbage of bodies. A smaller body is cheap to allocate; a larger one, up
 // to the cap, is rare. A body lent is held in a buffer at most a quarter
 // larger than it: the size classes are 4, 5, 6 and 7 times each power of
-// two from 1 KiB to 64 KiB, and 512 KiB, above the default cap.
+// two from 128 B to 64 KiB, and 512 KiB, above the default cap.
 const (
-	pooledMin = 4 << 10
+	pooledMin = 512
 	pooledMax = 512 << 10
 )
 

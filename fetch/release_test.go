@@ -53,11 +53,16 @@ func bodyOf(n int, fill byte) []byte {
 
 // A body released is handed to a later fetch, with that fetch's bytes; one
 // not released never is, however many fetches follow. Bodies are lent
-// whether their length is announced or not, gzipped or not.
+// whether their length is announced or not, gzipped or not, from half a
+// KiB (most robots.txt files are a few KiB at most).
 func TestReleaseLendsTheBodyAgain(t *testing.T) {
-	for _, site := range []*memSite{{}, {chunked: true}, {gz: true}} {
-		t.Run(fmt.Sprintf("chunked=%v,gzip=%v", site.chunked, site.gz), func(t *testing.T) {
-			site.bodies = [][]byte{bodyOf(10_000, 'a'), bodyOf(10_000, 'b'), bodyOf(10_000, 'c')}
+	for _, c := range []struct {
+		site *memSite
+		size int
+	}{{&memSite{}, 10_000}, {&memSite{chunked: true}, 10_000}, {&memSite{gz: true}, 10_000}, {&memSite{}, 600}, {&memSite{chunked: true}, 2_000}} {
+		site := c.site
+		t.Run(fmt.Sprintf("chunked=%v,gzip=%v,size=%d", site.chunked, site.gz, c.size), func(t *testing.T) {
+			site.bodies = [][]byte{bodyOf(c.size, 'a'), bodyOf(c.size, 'b'), bodyOf(c.size, 'c')}
 			f := newFetcher(t, fetch.Config{HTTPClient: &http.Client{Transport: site}})
 			fetchOne := func(i int) *fetch.Result {
 				res, err := f.Fetch(context.Background(), "https://h"+strconv.Itoa(i)+".example/robots.txt", fetch.Validators{})
