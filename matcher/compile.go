@@ -585,17 +585,7 @@ func (sc *scratch) release() {
 	if !sc.keeps() {
 		return // the pool makes another when it has none
 	}
-	sizes := [...]int{
-		cap(sc.entries) * int(unsafe.Sizeof(entry{})), cap(sc.depths) * 4, cap(sc.above) * 8,
-		cap(sc.bits) * 8, cap(sc.canon),
-		cap(sc.nodes) * int(unsafe.Sizeof(node{})), cap(sc.edges), cap(sc.meta), cap(sc.ids) * 2,
-		cap(sc.notes) * int(unsafe.Sizeof(note{})), cap(sc.wildAt) * int(unsafe.Sizeof(wildAt{})),
-		cap(sc.slots) * 8, cap(sc.pieceKeys) * 8, cap(sc.positions) * 4, cap(sc.text),
-	}
-	n := 0
-	for _, k := range sizes {
-		n += k
-	}
+	sizes, n := sc.sizes(), sc.size()
 	for n > maxScratch {
 		i := 0
 		for j, k := range sizes {
@@ -658,11 +648,23 @@ func (sc *scratch) keeps() bool {
 
 // size returns the bytes of sc's arrays.
 func (sc *scratch) size() int {
-	return cap(sc.entries)*int(unsafe.Sizeof(entry{})) + cap(sc.depths)*4 + cap(sc.above)*8 +
-		cap(sc.bits)*8 + cap(sc.canon) +
-		cap(sc.nodes)*int(unsafe.Sizeof(node{})) + cap(sc.edges) + cap(sc.meta) + cap(sc.ids)*2 +
-		cap(sc.notes)*int(unsafe.Sizeof(note{})) + cap(sc.wildAt)*int(unsafe.Sizeof(wildAt{})) +
-		cap(sc.slots)*8 + cap(sc.pieceKeys)*8 + cap(sc.positions)*4 + cap(sc.text)
+	n := 0
+	for _, k := range sc.sizes() {
+		n += k
+	}
+	return n
+}
+
+// sizes returns the bytes of each of sc's arrays, in the order release
+// lets them go by.
+func (sc *scratch) sizes() [15]int {
+	return [...]int{
+		cap(sc.entries) * int(unsafe.Sizeof(entry{})), cap(sc.depths) * 4, cap(sc.above) * 8,
+		cap(sc.bits) * 8, cap(sc.canon),
+		cap(sc.nodes) * int(unsafe.Sizeof(node{})), cap(sc.edges), cap(sc.meta), cap(sc.ids) * 2,
+		cap(sc.notes) * int(unsafe.Sizeof(note{})), cap(sc.wildAt) * int(unsafe.Sizeof(wildAt{})),
+		cap(sc.slots) * 8, cap(sc.pieceKeys) * 8, cap(sc.positions) * 4, cap(sc.text),
+	}
 }
 
 // resize returns b with length n, in its own array when that is large

@@ -142,10 +142,8 @@ func (st *store) keeps() bool {
 
 // size returns the bytes of st's arrays.
 func (st *store) size() int {
-	return cap(st.groups)*int(unsafe.Sizeof(Group{})) + cap(st.agents)*int(unsafe.Sizeof(Agent{})) +
-		cap(st.rules)*int(unsafe.Sizeof(Rule{})) + cap(st.usages)*int(unsafe.Sizeof(ContentUsage{})) +
-		cap(st.signals)*int(unsafe.Sizeof(ContentSignal{})) + cap(st.other)*int(unsafe.Sizeof(Record{})) +
-		cap(st.sitemaps)*int(unsafe.Sizeof(""))
+	return sizeOf(&tally{groups: cap(st.groups), agents: cap(st.agents), rules: cap(st.rules),
+		usages: cap(st.usages), signals: cap(st.signals), other: cap(st.other), sitemaps: cap(st.sitemaps)})
 }
 
 // sizeOf returns the bytes of the arrays of a store that n fills.
