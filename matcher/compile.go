@@ -15,9 +15,9 @@ import (
 
 // A compiled Matcher owns one string, its text, and everything else refers
 // to it by span: the canonical patterns that the trie does not spell (whose
-// heads, pieces and trie labels are substrings of them), the patterns as
-// written when they differ, the user-agent lines, encoded after the
-// patterns (agentList), and the labels of the trie's other edges. It keeps
+// heads and pieces are substrings of them), the patterns as written when
+// they differ, the user-agent lines, encoded after the patterns
+// (agentList), and the labels of the trie's edges, in node order. It keeps
 // nothing of the parsed file, so the body it came from can be collected,
 // and it stays compact: a cache holds thousands of them. Compiling counts
 // before it allocates, so that what it throws away is small beside what it
@@ -32,9 +32,9 @@ import (
 // string of its node of the trie, and a match reports it from the path it
 // matched, whose first octets it is. The text is built with the plain
 // patterns after the others, and the Matcher keeps the others and the
-// labels of the edges that only plain patterns spell (keepEdges): the
-// patterns of a large file share prefixes, so their labels are half their
-// octets. Any other rule is noted: at
+// labels of the edges (keepEdges): the patterns of a large file share
+// prefixes, so their labels are half their octets. Any other rule is
+// noted: at
 // the offset its set keeps (entry.at), its canonical pattern follows its
 // length as a uvarint; the pattern as written is the same, or, when it
 // differs (rewrittenBit), follows in the same way after a '*'. A '*' also
@@ -225,8 +225,7 @@ func compileIn(sc *scratch, r *parser.Robots, smallMax int, agents ...string) *M
 			panic("matcher: the agents of a trie were not sized as they were written")
 		}
 		tm := &trieMatcher{}
-		tm.trie = newPatternSet(sc.entries, npieces, unsafe.String(unsafe.SliceData(text), len(text)), true, true, sc)
-		tm.trie.keepEdges(text, plainAt, inScratch)
+		tm.trie = newPatternSet(sc.entries, npieces, setText{b: text, keep: plainAt, scratch: inScratch}, true, true, sc)
 		m = &tm.m
 		m.text, m.trie = tm.trie.text, &tm.trie
 	}
@@ -512,7 +511,7 @@ type scratch struct {
 	canon   []byte
 	text    []byte // the text of a trie as it is built, unless built where it is kept (see compileTrie)
 	// A trie built in the scratch (see newPatternSet).
-	nodes  []node
+	nodes  []wideNode
 	edges  []uint8
 	meta   []uint8
 	ids    []uint16
@@ -661,7 +660,7 @@ func (sc *scratch) sizes() [15]int {
 	return [...]int{
 		cap(sc.entries) * int(unsafe.Sizeof(entry{})), cap(sc.depths) * 4, cap(sc.above) * 8,
 		cap(sc.bits) * 8, cap(sc.canon),
-		cap(sc.nodes) * int(unsafe.Sizeof(node{})), cap(sc.edges), cap(sc.meta), cap(sc.ids) * 2,
+		cap(sc.nodes) * int(unsafe.Sizeof(wideNode{})), cap(sc.edges), cap(sc.meta), cap(sc.ids) * 2,
 		cap(sc.notes) * int(unsafe.Sizeof(note{})), cap(sc.wildAt) * int(unsafe.Sizeof(wildAt{})),
 		cap(sc.slots) * 8, cap(sc.pieceKeys) * 8, cap(sc.positions) * 4, cap(sc.text),
 	}

@@ -84,7 +84,7 @@ func TestRadixNodesSplitsLongEdges(t *testing.T) {
 			b.WriteString("Disallow: " + k + "\n")
 		}
 		m := compile(parser.Parse([]byte(b.String())), -1, "bot")
-		require.Len(t, m.trie.nodes, want+1, "the nodes and the sentinel")
+		require.Equal(t, want+1, m.trie.nodeCount(), "the nodes and the sentinel")
 		for _, k := range keys {
 			require.Equal(t, k, m.Match(k+"?q").Rule.Pattern)
 		}
@@ -106,10 +106,11 @@ func TestArraysSizedExactly(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	exact := func(t *testing.T, s *patternSet) {
 		t.Helper()
-		assert.Equal(t, len(s.nodes), cap(s.nodes), "nodes")
-		assert.Equal(t, 2*(len(s.nodes)-1)+wordPad, len(s.octets), "an edge octet and a meta octet per node but the sentinel, and the padding")
+		n := s.nodeCount()
+		assert.Equal(t, (n+blockNodes-1)/blockNodes, len(s.blocks), "blocks enough for the nodes and the sentinel")
+		assert.Equal(t, len(s.blocks), cap(s.blocks), "blocks")
 		assert.Equal(t, len(s.octets), cap(s.octets), "octets")
-		assert.Contains(t, []int{len(s.nodes) - 1, 2 * (len(s.nodes) - 1)}, len(s.ids), "an id per node")
+		assert.Contains(t, []int{n - 1, 2 * (n - 1)}, len(s.ids), "an id per node")
 		assert.Equal(t, len(s.ids), cap(s.ids), "ids")
 		assert.Equal(t, len(s.notes), cap(s.notes), "notes")
 		w := s.wild
@@ -173,7 +174,7 @@ func TestKeepsReportedRules(t *testing.T) {
 	}
 	m := compile(parser.Parse([]byte(b.String())), -1)
 	once := compile(parser.Parse([]byte("User-agent: *\n"+rules)), -1)
-	assert.Len(t, m.trie.nodes, len(once.trie.nodes), "a node per string")
+	assert.Equal(t, once.trie.nodeCount(), m.trie.nodeCount(), "a node per string")
 	assert.Len(t, m.trie.notes, len(once.trie.notes), "Allow: /a beats Disallow: /a (RFC 9309 §2.2.2)")
 	require.NotNil(t, m.trie.wild)
 	assert.Len(t, m.trie.wild.wild, 1, "the first Disallow: /b*c")
@@ -596,5 +597,28 @@ func TestPlainEntry(t *testing.T) {
 		want, pieces := newEntry(7, tt.lit, len(tt.lit), false, 3, tt.allow, 7)
 		require.Zero(t, pieces)
 		assert.Equal(t, want, plainEntry(7, len(tt.lit), 3, tt.allow), "%q", tt.lit)
+	}
+}
+
+// A node holds its tail and children counted from its block's in 16 bits
+// each: at the bounds (every node before it in its block with 256 children
+// and a tail of maxTail octets, and every flag set) they are read back as
+// they were built.
+func TestNodesPackedFromTheirBlocks(t *testing.T) {
+	require.Equal(t, 4, int(unsafe.Sizeof(node{})), "a node is four bytes")
+	const n = 3*blockNodes + 5
+	wide := make([]wideNode, n)
+	for i := range wide {
+		wide[i] = wideNode{off: 1<<20 + uint32(i)*maxTail, child: (1+uint32(i)*256)<<nodeFlags | uint32(i)%(1<<nodeFlags)}
+	}
+	var s patternSet
+	s.packNodes(wide)
+	require.Len(t, s.nodes, n)
+	require.Len(t, s.blocks, 4)
+	for i, w := range wide {
+		n := int32(i)
+		assert.Equal(t, int32(w.child>>nodeFlags), s.firstChild(n), "children of node %d", i)
+		assert.Equal(t, uint16(w.child%(1<<nodeFlags)), s.flagsOf(n), "flags of node %d", i)
+		assert.Equal(t, w.off, s.blocks[i/blockNodes].off+uint32(s.nodes[i].off), "tail of node %d", i)
 	}
 }

@@ -71,3 +71,12 @@ func WithoutScratchPool(fn func()) {
 	runtime.GC() // and are collected
 	fn()
 }
+
+// TrieNodes returns the number of nodes of m's trie, the sentinel
+// included; 0 for a small set.
+func (m *Matcher) TrieNodes() int {
+	if m.trie == nil {
+		return 0
+	}
+	return m.trie.nodeCount()
+}

@@ -21,18 +21,20 @@ import (
 // plain match are searched after the walk (see wildSet).
 //
 // A cache holds thousands of sets, so a set is compact: a node of the trie
-// takes 12 bytes with its edge's first octet, its tail's length and its
+// takes 8¼ bytes with its edge's first octet, its tail's length and its
 // plain pattern's id, and nothing else is kept per pattern. A node's tail
-// is a span of the text; a plain pattern is the string of its node, which
-// a match of a path is the first octets of. What few nodes hold
-// beside a plain pattern (an exact pattern, a plain one whose string is not
-// the node's, wildcard patterns) is kept aside.
+// is a span of the text, where the tails are laid out in node order; a
+// plain pattern is the string of its node, which a match of a path is the
+// first octets of. What few nodes hold beside a plain pattern (an exact
+// pattern, a plain one whose string is not the node's, wildcard patterns)
+// is kept aside.
 type patternSet struct {
 	text string // the arena every span refers to (see compile.go)
-	// The trie over the patterns' literal heads, in breadth-first order;
+	// The trie over the patterns' literal heads, in breadth-first order:
 	// nodes[0] is the root, and a sentinel after the last node closes its
-	// children.
-	nodes []node
+	// children. What node i holds is counted from blocks[i/blockNodes].
+	nodes  []node
+	blocks []nodeBlock
 	// The first octet of each node's edge, then wordPad octets of
 	// padding, so that the edges of a node's children can be read a word
 	// at a time; then each node's meta octet (see metaOf).
@@ -47,17 +49,49 @@ type patternSet struct {
 
 // node is one node of the radix trie over the literal heads of the
 // patterns: the path from the root to a node spells the head of every
-// pattern stored in it.
+// pattern stored in it. It is four bytes: what it holds is counted from
+// what its block holds (nodeBlock), which the nodes of a block, adjacent
+// in breadth-first order, are close to.
 type node struct {
-	// The edge into this node spells one octet, octets[i] for node i,
-	// then the tail text[off : off+tailOf(i)].
-	off uint32
-	// The children of node i are nodes[child>>nodeFlags] up to the next
-	// node's: breadth first, the children of one node follow those of
-	// the node before it. The low bits are flags: withExact, withWild,
-	// withNote.
-	child uint32
+	// The edge into node i spells one octet, octets[i], then the tail
+	// text[off : off+tailOf(i)], off counted from its block's. The tails
+	// are in the text in node order, so that those of the nodes of a
+	// block before the last span blockNodes*maxTail octets at most.
+	off uint16
+	// The children of node i are the nodes from child>>nodeFlags up to
+	// the next node's, counted from its block's: breadth first, the
+	// children of one node follow those of the node before it, so that
+	// those of the nodes of a block before the last are 31*256 at most.
+	// The low bits are flags: withExact, withWild, withNote.
+	child uint16
 }
+
+// nodeBlock is what the nodes of a block of blockNodes, adjacent in
+// breadth-first order, are counted from: the first one's tail and
+// children. A node of a large trie takes 4¼ bytes.
+type nodeBlock struct{ off, child uint32 }
+
+// wideNode is a node as a set is built, with nothing counted from a
+// block's; until it is filled in, off and child hold the sorted entries
+// [off, child) that start with its string.
+type wideNode struct{ off, child uint32 }
+
+// blockShift is log2 of blockNodes, the nodes of a block.
+const (
+	blockShift = 5
+	blockNodes = 1 << blockShift
+)
+
+// firstChild returns the first child of node n.
+func (s *patternSet) firstChild(n int32) int32 {
+	return int32(s.blocks[uint32(n)/blockNodes].child + uint32(s.nodes[n].child)>>nodeFlags)
+}
+
+// flagsOf returns the flags of node n.
+func (s *patternSet) flagsOf(n int32) uint16 { return s.nodes[n].child & (1<<nodeFlags - 1) }
+
+// nodeCount returns the number of nodes of s, the sentinel included.
+func (s *patternSet) nodeCount() int { return len(s.nodes) }
 
 const (
 	withExact = 1 << iota // the node has an exact pattern, noted
@@ -96,7 +130,7 @@ func (s *patternSet) id(n int32) int32 {
 }
 
 // metaOf returns the meta octets, by node.
-func (s *patternSet) metaOf() []uint8 { return s.octets[(len(s.octets)+wordPad)/2:] }
+func (s *patternSet) metaOf() []uint8 { return s.octets[uint(len(s.octets)+wordPad)/2:] }
 
 // note is what a node holds beside a plain pattern that is its string:
 // its exact pattern, or its plain pattern when that is not its string
@@ -163,7 +197,7 @@ func (s *patternSet) idOf(h hit) int32 {
 func (s *patternSet) ruleAt(h hit) (at uint32, noted bool) {
 	switch h.kind {
 	case plainHit:
-		if s.nodes[h.at].child&withNote != 0 {
+		if s.flagsOf(h.at)&withNote != 0 {
 			return s.notes[s.findNote(h.at, 0)].at, true
 		}
 		return 0, false
@@ -178,7 +212,7 @@ func (s *patternSet) ruleAt(h hit) (at uint32, noted bool) {
 // string is depth octets: its octets, including trailing stars, and its
 // kind; ties go to the lower id.
 func (s *patternSet) plainRank(n int32, depth int) uint64 {
-	if s.nodes[n].child&withNote != 0 {
+	if s.flagsOf(n)&withNote != 0 {
 		nt := &s.notes[s.findNote(n, 0)]
 		return full(nt.rank, nt.id)
 	}
@@ -279,17 +313,28 @@ func (e *entry) kind() (k kind, anchored bool) {
 // otherwise (rewrittenBit).
 func (e *entry) noted() bool { return e.head != e.litLen() || e.at&rewrittenBit != 0 }
 
-// newPatternSet compiles the entries, whose spans refer to text, of
-// npieces pieces in all (countPieces); the set keeps the text. It sorts
-// entries. With reports, the set keeps where the rules of its wildcard
-// patterns start (entry.at), and with dropEqual, of equal wildcard
-// patterns only the best: the others are never reported. Every array the
-// set keeps is allocated at its final size; what it throws away is taken
-// from sc when not nil.
-func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual bool, sc *scratch) patternSet {
+// setText is the text a set is built from (t.b), and what the set keeps
+// of it: its first keep octets, as they are, then the tails of the trie's
+// edges (see keepEdges). What follows keep is plain patterns that the trie
+// spells. When scratch, b is the scratch's, and what is kept is copied out.
+type setText struct {
+	b       []byte
+	keep    int
+	scratch bool
+}
+
+// newPatternSet compiles the entries, whose spans refer to t's text, of
+// npieces pieces in all (countPieces). It sorts entries. With reports,
+// the set keeps where the rules of its wildcard patterns start
+// (entry.at), and with dropEqual, of equal wildcard patterns only the
+// best: the others are never reported. Every array the set keeps is
+// allocated at its final size; what it throws away is taken from sc when
+// not nil.
+func newPatternSet(entries []entry, npieces int, t setText, reports, dropEqual bool, sc *scratch) patternSet {
 	if sc == nil {
 		sc = new(scratch)
 	}
+	text := unsafe.String(unsafe.SliceData(t.b), len(t.b))
 	s := patternSet{text: text}
 	head := func(e *entry) string { return text[e.base : e.base+e.head] }
 	// The sort's records are the scratch of the build after it.
@@ -316,12 +361,12 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 	// so that what it throws away stays small beside what it keeps.
 	inScratch := bound <= scratchNodes
 	var n, wildNodes int
-	var nodes []node
+	var nodes []wideNode
 	var edges, meta []uint8
 	var ids []uint16
 	if inScratch {
 		n = bound
-		nodes = resize(sc.nodes, n+1)[:1]
+		nodes = resizeScratch(sc.nodes, n+1)[:1]
 		edges, meta = resize(sc.edges, n), resize(sc.meta, n)
 		ids = resize(sc.ids, n)
 		if wide {
@@ -376,7 +421,7 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 			lo = hi
 		}
 		n = min(nc.total(), maxNodes)
-		nodes = make([]node, 1, n+1) // and the sentinel
+		nodes = resizeScratch(sc.nodes, n+1)[:1] // and the sentinel
 		s.octets = make([]uint8, 2*n+wordPad)
 		edges, meta = s.octets[:n], s.octets[n+wordPad:]
 		if wide {
@@ -438,7 +483,7 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 	// Until it is filled in, a node holds the sorted entries
 	// [off, child) that start with its string: the trie needs no queue
 	// beside it.
-	nodes[0] = node{off: 0, child: uint32(len(entries))}
+	nodes[0] = wideNode{off: 0, child: uint32(len(entries))}
 	for q := 0; q < len(nodes); q++ {
 		lo, hi, depth := nodes[q].off, nodes[q].child, depths[q]
 		off := uint32(0)
@@ -518,20 +563,20 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 				// Robots that fits in memory comes near).
 				break
 			}
-			nodes = append(nodes, node{off: i, child: k})
+			nodes = append(nodes, wideNode{off: i, child: k})
 			edges[c] = b
 			meta[c] = uint8(tail)
 			depths[c], above[c] = depth+1+tail, above[q]
 			i = k
 		}
-		nodes[q] = node{off: off, child: uint32(first)<<nodeFlags | flags}
+		nodes[q] = wideNode{off: off, child: uint32(first)<<nodeFlags | flags}
 	}
-	nodes = append(nodes, node{child: uint32(len(nodes)) << nodeFlags})
+	nodes = append(nodes, wideNode{child: uint32(len(nodes)) << nodeFlags})
+	sc.nodes = nodes
 	if inScratch {
 		// Copied out at their size; the scratch keeps no text.
-		sc.nodes, sc.edges, sc.meta, sc.ids = nodes, edges, meta, ids
+		sc.edges, sc.meta, sc.ids = edges, meta, ids
 		n = len(nodes) - 1
-		s.nodes = cloneExact(nodes)
 		s.octets = make([]uint8, 2*n+wordPad)
 		copy(s.octets, edges[:n])
 		copy(s.octets[n+wordPad:], meta[:n])
@@ -547,7 +592,6 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 			s.wild.wildAt = cloneExact(s.wild.wildAt)
 		}
 	} else {
-		s.nodes = nodes
 		if len(s.notes) < cap(s.notes) {
 			s.notes = cloneExact(s.notes) // plain patterns beaten above: no slack
 		}
@@ -565,56 +609,70 @@ func newPatternSet(entries []entry, npieces int, text string, reports, dropEqual
 		}
 		ws.buildLiterals(&pt, entries, slots, sc)
 	}
+	s.keepEdges(nodes, t)
 	return s
 }
 
-// keepEdges makes of text, the text the set was built from, its text to
-// keep: the plain patterns from plainAt on are dropped, and the labels of
-// the edges that only they spell take their place. The trie spells each
-// plain pattern, and a match reports it from the path that matched it
-// (see Matcher.written). What is kept is copied out at its size when text
-// is the scratch's or would keep much slack, and stays in text otherwise.
-func (s *patternSet) keepEdges(text []byte, plainAt int, inScratch bool) {
-	nodes := s.nodes[:len(s.nodes)-1] // less the sentinel
-	meta := s.metaOf()[:len(nodes)]
+// keepEdges lays out the set's text and packs its nodes, built as wide:
+// the text keeps t.b[:t.keep] and then the tails of the edges, in node
+// order, in place of the plain patterns that follow t.keep, which the trie
+// spells (a match reports one from the path that matched it; see
+// Matcher.written). What is kept is copied out at its size when t.b is
+// the scratch's, would keep much slack, or has no room for it, and stays
+// in t.b otherwise.
+func (s *patternSet) keepEdges(wide []wideNode, t setText) {
+	meta := s.metaOf()
 	n := 0
-	for i, nd := range nodes {
-		if nd.off >= uint32(plainAt) {
-			n += int(meta[i] & tailMask)
-		}
+	for i := range len(wide) - 1 { // less the sentinel
+		n += int(meta[i] & tailMask)
 	}
-	kept := text[:plainAt+n]
+	kept := t.b[:t.keep]
 	var labels []byte
-	staged := !inScratch && len(text)-len(kept) <= len(kept)/16
+	staged := !t.scratch && t.keep+n <= cap(t.b) && cap(t.b)-(t.keep+n) <= (t.keep+n)/16
 	if staged {
 		// Kept in place: the labels are read from where they are
 		// written, so they are gathered apart first.
 		labels = make([]byte, n)
 	} else {
-		kept = make([]byte, len(kept))
-		copy(kept, text[:plainAt])
-		labels = kept[plainAt:]
+		kept = make([]byte, t.keep+n)
+		copy(kept, t.b[:t.keep])
+		labels = kept[t.keep:]
 	}
 	at := 0
-	for i := range nodes {
-		nd := &nodes[i]
-		if nd.off < uint32(plainAt) {
-			continue
-		}
+	for i := range len(wide) - 1 {
+		nd := &wide[i]
 		tail := uint32(meta[i] & tailMask)
-		if tail == 0 {
-			nd.off = 0 // no octet of the text is read
-			continue
+		if tail > 0 {
+			copy(labels[at:], t.b[nd.off:nd.off+tail])
 		}
-		at += copy(labels[at:], text[nd.off:nd.off+tail])
-		nd.off = uint32(plainAt + at - int(tail))
+		nd.off = uint32(t.keep + at)
+		at += int(tail)
 	}
+	wide[len(wide)-1].off = uint32(t.keep + at)
 	if staged {
-		copy(kept[plainAt:], labels)
+		kept = append(kept, labels...) // in t.b's room
 	}
 	s.text = unsafe.String(unsafe.SliceData(kept), len(kept)) // never written again
 	if s.wild != nil {
 		s.wild.text = s.text
+	}
+	s.packNodes(wide)
+}
+
+// packNodes keeps the nodes built as wide, with their tails laid out in
+// node order, as nodes counted from their blocks'.
+func (s *patternSet) packNodes(wide []wideNode) {
+	s.nodes = make([]node, len(wide))
+	s.blocks = make([]nodeBlock, (len(wide)+blockNodes-1)/blockNodes)
+	var b nodeBlock
+	for i, w := range wide {
+		if i%blockNodes == 0 {
+			b = nodeBlock{off: w.off, child: w.child >> nodeFlags}
+			s.blocks[i/blockNodes] = b
+		}
+		// In range: the tails of the 31 nodes before it in its block are
+		// 31*maxTail octets at most, and their children 31*256.
+		s.nodes[i] = node{off: uint16(w.off - b.off), child: uint16((w.child>>nodeFlags-b.child)<<nodeFlags | w.child&(1<<nodeFlags-1))}
 	}
 }
 
@@ -931,7 +989,7 @@ func (s *patternSet) size() int64 {
 	if s.nodes == nil {
 		return n // a small set's text
 	}
-	n += int64(cap(s.nodes)) * int64(unsafe.Sizeof(node{}))
+	n += int64(cap(s.nodes))*int64(unsafe.Sizeof(node{})) + int64(cap(s.blocks))*int64(unsafe.Sizeof(nodeBlock{}))
 	n += int64(cap(s.octets))
 	n += int64(cap(s.ids)) * 2
 	n += int64(cap(s.notes)) * int64(unsafe.Sizeof(note{}))
@@ -975,16 +1033,17 @@ func (s *patternSet) bestSteps(path string) (hit, int) {
 	np, from := 0, 0
 	var wtop uint64 // the best match of the wildcard patterns searched during the walk
 	var wwin hit
-	nodes, text := s.nodes, s.text
-	meta := s.octets[len(nodes)-1+wordPad:]
+	nodes, blocks, text := s.nodes, s.blocks, s.text
+	meta := s.metaOf()
 	// The best plain pattern so far: its node, and its meta octet.
 	pn, pm, pd := int32(-1), uint8(0), 0
 	if meta[0]&metaPlain != 0 {
 		pn, pm = 0, meta[0]
 	}
 	n, pos := int32(0), 0
+	// Node n, and its block: the walk reads them once.
+	nd, bk := nodes[0], blocks[0]
 	for {
-		nd := nodes[n]
 		if nd.child&withWild != 0 {
 			k := s.wild.findWild(n, from)
 			from = k + 1
@@ -1008,7 +1067,8 @@ func (s *patternSet) bestSteps(path string) (hit, int) {
 		// are compared one by one (written out here, on the walk's
 		// path), more a word at a time.
 		b, c := path[pos], int32(-1)
-		lo, hi := int32(nd.child>>nodeFlags), int32(nodes[n+1].child>>nodeFlags)
+		lo := int32(bk.child + uint32(nd.child)>>nodeFlags)
+		hi := int32(blocks[uint32(n+1)/blockNodes].child + uint32(nodes[n+1].child)>>nodeFlags)
 		if hi-lo > 8 {
 			c = s.edgeWide(lo, hi, b)
 		} else {
@@ -1023,13 +1083,24 @@ func (s *patternSet) bestSteps(path string) (hit, int) {
 			break
 		}
 		m := meta[c]
+		cn, cb := nodes[c], blocks[uint32(c)/blockNodes]
 		if tail := int(m & tailMask); tail > 0 {
-			off := nodes[c].off
-			if len(path)-pos-1 < tail || path[pos+1:pos+1+tail] != text[off:off+uint32(tail)] {
+			rest := len(path) - pos - 1
+			if rest < tail {
+				break
+			}
+			off := int(cb.off) + int(cn.off)
+			if tail <= 8 && rest >= 8 && off+8 <= len(text) {
+				// A word of each, the octets past the tail shifted out.
+				x := binary.LittleEndian.Uint64([]byte(path[pos+1:pos+9])) ^ binary.LittleEndian.Uint64([]byte(text[off:off+8]))
+				if x<<(64-8*tail) != 0 {
+					break
+				}
+			} else if path[pos+1:pos+1+tail] != text[off:off+tail] {
 				break
 			}
 		}
-		n, pos = c, pos+1+int(m&tailMask)
+		n, nd, bk, pos = c, cn, cb, pos+1+int(m&tailMask)
 		if m&metaPlain != 0 {
 			pn, pm, pd = c, m, pos
 		}
@@ -1037,7 +1108,7 @@ func (s *patternSet) bestSteps(path string) (hit, int) {
 	// Each node after the root takes an octet of the path at least: the
 	// walk visited pos+1 nodes at most, which matched pos octets.
 	steps := wild.steps + 2*pos + 1
-	end := pos == len(path) && nodes[n].child&withExact != 0
+	end := pos == len(path) && nd.child&withExact != 0
 	if np == 0 && wwin.kind == noHit && !end {
 		// The common case: no rank to compare.
 		if pn < 0 {

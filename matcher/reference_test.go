@@ -205,3 +205,46 @@ func TestGroupSelectionAgainstReference(t *testing.T) {
 		}
 	}
 }
+
+// A large trie, of nodes with dozens of children and tails of up to 63
+// octets (an edge's most), answers as the reference matcher does: for every
+// pattern, a path it is a prefix of, and paths that part from it in its
+// tail or just past it.
+func TestLargeTrieAgainstReference(t *testing.T) {
+	const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"
+	rng := rand.New(rand.NewPCG(5, 6))
+	var b strings.Builder
+	b.WriteString("User-agent: *\n")
+	var patterns []string
+	for i, x := range alphabet {
+		for j, y := range alphabet {
+			tail := make([]byte, 1+(i*len(alphabet)+j)%126)
+			for k := range tail {
+				tail[k] = alphabet[rng.IntN(len(alphabet))]
+			}
+			p := "/" + string(x) + string(y) + string(tail)
+			patterns = append(patterns, p)
+			kind := "Disallow"
+			if j%3 == 0 {
+				kind = "Allow"
+			}
+			fmt.Fprintf(&b, "%s: %s\n", kind, p)
+		}
+	}
+	r := parser.Parse([]byte(b.String()))
+	m := matcher.Compile(r, "bot")
+	require.Greater(t, m.TrieNodes(), 1000, "a trie of many blocks")
+	ref := newReference(r, []string{"bot"})
+	for _, p := range patterns {
+		paths := []string{p, p + "/x", p[:len(p)-1], p[:len(p)-1] + "~"}
+		if len(p) > 5 {
+			paths = append(paths, p[:4]+"~"+p[5:])
+		}
+		for _, path := range paths {
+			allowed, line := ref.verdict(path)
+			got := m.Match(path)
+			require.Equal(t, allowed, got.Allowed, path)
+			require.Equal(t, line, got.Rule.Line, path)
+		}
+	}
+}

@@ -261,7 +261,7 @@ func compileUsage(groups []*parser.Group) *usageRules {
 		}
 		lo = hi
 	}
-	u.set = newPatternSet(entries, pieces, finish(text), false, false, nil) // ties needs every pattern
+	u.set = newPatternSet(entries, pieces, setText{b: text, keep: len(text)}, false, false, nil) // ties needs every pattern
 	if ws := u.set.wild; ws != nil {
 		for i := range ws.wild {
 			u.pats[ws.wild[i].id()].wild = int32(i)
