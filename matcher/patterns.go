@@ -1034,7 +1034,7 @@ func (s *patternSet) bestSteps(path string) (hit, int) {
 	var wtop uint64 // the best match of the wildcard patterns searched during the walk
 	var wwin hit
 	nodes, blocks, text := s.nodes, s.blocks, s.text
-	meta := s.metaOf()
+	meta := s.octets[len(nodes)-1+wordPad:]
 	// The best plain pattern so far: its node, and its meta octet.
 	pn, pm, pd := int32(-1), uint8(0), 0
 	if meta[0]&metaPlain != 0 {
@@ -1068,7 +1068,11 @@ func (s *patternSet) bestSteps(path string) (hit, int) {
 		// path), more a word at a time.
 		b, c := path[pos], int32(-1)
 		lo := int32(bk.child + uint32(nd.child)>>nodeFlags)
-		hi := int32(blocks[uint32(n+1)/blockNodes].child + uint32(nodes[n+1].child)>>nodeFlags)
+		next := bk.child // the block of node n+1, most often n's
+		if uint32(n+1)%blockNodes == 0 {
+			next = blocks[uint32(n+1)/blockNodes].child
+		}
+		hi := int32(next + uint32(nodes[n+1].child)>>nodeFlags)
 		if hi-lo > 8 {
 			c = s.edgeWide(lo, hi, b)
 		} else {
