@@ -32,10 +32,9 @@ import (
 // string of its node of the trie, and a match reports it from the path it
 // matched, whose first octets it is. The text is built with the plain
 // patterns after the others, and the Matcher keeps the others and the
-// labels of the edges (keepEdges): the patterns of a large file share
-// prefixes, so their labels are half their octets. Any other rule is
-// noted: at
-// the offset its set keeps (entry.at), its canonical pattern follows its
+// labels of the edges (see newPatternSet): the patterns of a large file
+// share prefixes, so their labels are half their octets. Any other rule is
+// noted: at the offset its set keeps (entry.at), its canonical pattern follows its
 // length as a uvarint; the pattern as written is the same, or, when it
 // differs (rewrittenBit), follows in the same way after a '*'. A '*' also
 // follows a canonical pattern that holds one (see pieceText).
@@ -290,8 +289,8 @@ func compileTrie(groups []*parser.Group, k int, agentText int, sc *scratch) (tex
 	notedSize := size - plainSize
 	plainAt = notedSize + agentText
 	// Built where it is kept when its plain patterns are so few that
-	// keepEdges keeps it in place (they are at most a sixteenth of what
-	// it keeps); else in the scratch, and keepEdges copies out what is
+	// its set keeps it in place (they are at most a sixteenth of what
+	// it keeps); else in the scratch, and its set copies out what is
 	// kept: a large file's text is not allocated to be thrown away.
 	if inScratch = size+agentText <= maxScratchText || 16*plainSize > plainAt; inScratch {
 		text = resizeScratch(sc.text, size+agentText)
@@ -511,7 +510,9 @@ type scratch struct {
 	canon   []byte
 	text    []byte // the text of a trie as it is built, unless built where it is kept (see compileTrie)
 	// A trie built in the scratch (see newPatternSet).
-	nodes  []wideNode
+	nodes  []node
+	blocks []nodeBlock
+	labels []byte
 	edges  []uint8
 	meta   []uint8
 	ids    []uint16
@@ -623,8 +624,12 @@ func (sc *scratch) release() {
 			sc.pieceKeys = nil
 		case 13:
 			sc.positions = nil
-		default:
+		case 14:
 			sc.text = nil
+		case 15:
+			sc.blocks = nil
+		default:
+			sc.labels = nil
 		}
 	}
 	scratchPool.Put(sc)
@@ -656,13 +661,14 @@ func (sc *scratch) size() int {
 
 // sizes returns the bytes of each of sc's arrays, in the order release
 // lets them go by.
-func (sc *scratch) sizes() [15]int {
+func (sc *scratch) sizes() [17]int {
 	return [...]int{
 		cap(sc.entries) * int(unsafe.Sizeof(entry{})), cap(sc.depths) * 4, cap(sc.above) * 8,
 		cap(sc.bits) * 8, cap(sc.canon),
-		cap(sc.nodes) * int(unsafe.Sizeof(wideNode{})), cap(sc.edges), cap(sc.meta), cap(sc.ids) * 2,
+		cap(sc.nodes) * int(unsafe.Sizeof(node{})), cap(sc.edges), cap(sc.meta), cap(sc.ids) * 2,
 		cap(sc.notes) * int(unsafe.Sizeof(note{})), cap(sc.wildAt) * int(unsafe.Sizeof(wildAt{})),
 		cap(sc.slots) * 8, cap(sc.pieceKeys) * 8, cap(sc.positions) * 4, cap(sc.text),
+		cap(sc.blocks) * int(unsafe.Sizeof(nodeBlock{})), cap(sc.labels),
 	}
 }
 

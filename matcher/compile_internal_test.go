@@ -603,22 +603,26 @@ func TestPlainEntry(t *testing.T) {
 // A node holds its tail and children counted from its block's in 16 bits
 // each: at the bounds (every node before it in its block with 256 children
 // and a tail of maxTail octets, and every flag set) they are read back as
-// they were built.
-func TestNodesPackedFromTheirBlocks(t *testing.T) {
+// they were filled in.
+func TestNodesCountedFromTheirBlocks(t *testing.T) {
 	require.Equal(t, 4, int(unsafe.Sizeof(node{})), "a node is four bytes")
 	const n = 3*blockNodes + 5
-	wide := make([]wideNode, n)
-	for i := range wide {
-		wide[i] = wideNode{off: 1<<20 + uint32(i)*maxTail, child: (1+uint32(i)*256)<<nodeFlags | uint32(i)%(1<<nodeFlags)}
+	type want struct{ off, first, flags uint32 }
+	wants := make([]want, n)
+	s := patternSet{nodes: make([]node, n), blocks: make([]nodeBlock, blocksOf(n))}
+	for i := range wants {
+		wants[i] = want{off: 1<<20 + uint32(i)*maxTail, first: 1 + uint32(i)*256, flags: uint32(i) % (1 << nodeFlags)}
+		s.nodes[i] = fill(s.blocks, i, wants[i].off, wants[i].first, wants[i].flags)
 	}
-	var s patternSet
-	s.packNodes(wide)
-	require.Len(t, s.nodes, n)
 	require.Len(t, s.blocks, 4)
-	for i, w := range wide {
+	for i, w := range wants {
 		n := int32(i)
-		assert.Equal(t, int32(w.child>>nodeFlags), s.firstChild(n), "children of node %d", i)
-		assert.Equal(t, uint16(w.child%(1<<nodeFlags)), s.flagsOf(n), "flags of node %d", i)
+		assert.Equal(t, int32(w.first), s.firstChild(n), "children of node %d", i)
+		assert.Equal(t, uint16(w.flags), s.flagsOf(n), "flags of node %d", i)
 		assert.Equal(t, w.off, s.blocks[i/blockNodes].off+uint32(s.nodes[i].off), "tail of node %d", i)
+	}
+	// A node not filled in yet holds where its entries start, in 32 bits.
+	for _, lo := range []uint32{0, 1, 1<<16 - 1, 1 << 16, 1<<32 - 1} {
+		assert.Equal(t, lo, pending(lo).start())
 	}
 }

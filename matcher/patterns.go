@@ -71,11 +71,6 @@ type node struct {
 // children. A node of a large trie takes 4¼ bytes.
 type nodeBlock struct{ off, child uint32 }
 
-// wideNode is a node as a set is built, with nothing counted from a
-// block's; until it is filled in, off and child hold the sorted entries
-// [off, child) that start with its string.
-type wideNode struct{ off, child uint32 }
-
 // blockShift is log2 of blockNodes, the nodes of a block.
 const (
 	blockShift = 5
@@ -315,7 +310,7 @@ func (e *entry) noted() bool { return e.head != e.litLen() || e.at&rewrittenBit 
 
 // setText is the text a set is built from (t.b), and what the set keeps
 // of it: its first keep octets, as they are, then the tails of the trie's
-// edges (see keepEdges). What follows keep is plain patterns that the trie
+// edges, in node order. What follows keep is plain patterns that the trie
 // spells. When scratch, b is the scratch's, and what is kept is copied out.
 type setText struct {
 	b       []byte
@@ -360,13 +355,15 @@ func newPatternSet(entries []entry, npieces int, t setText, reports, dropEqual b
 	// counts them. A larger one counts them first, and is built in place,
 	// so that what it throws away stays small beside what it keeps.
 	inScratch := bound <= scratchNodes
-	var n, wildNodes int
-	var nodes []wideNode
+	var n, wildNodes, labelSize int
+	var nodes []node
+	var blocks []nodeBlock
 	var edges, meta []uint8
 	var ids []uint16
 	if inScratch {
 		n = bound
-		nodes = resizeScratch(sc.nodes, n+1)[:1]
+		nodes = resize(sc.nodes, n+1)[:1]
+		blocks = resize(sc.blocks, blocksOf(n+1))
 		edges, meta = resize(sc.edges, n), resize(sc.meta, n)
 		ids = resize(sc.ids, n)
 		if wide {
@@ -421,7 +418,9 @@ func newPatternSet(entries []entry, npieces int, t setText, reports, dropEqual b
 			lo = hi
 		}
 		n = min(nc.total(), maxNodes)
-		nodes = resizeScratch(sc.nodes, n+1)[:1] // and the sentinel
+		labelSize = nc.tails
+		nodes = make([]node, 1, n+1) // and the sentinel
+		blocks = make([]nodeBlock, blocksOf(n+1))
 		s.octets = make([]uint8, 2*n+wordPad)
 		edges, meta = s.octets[:n], s.octets[n+wordPad:]
 		if wide {
@@ -465,9 +464,13 @@ func newPatternSet(entries []entry, npieces int, t setText, reports, dropEqual b
 		}
 		pt = pieceText{text: text, copies: make([]byte, 0, copies)}
 	}
-	// Scratch for the build, by node: the depth of its string, and the
-	// full rank of the best plain pattern of it or above it, in the
-	// memory of the sort's records when they fit there.
+	// Scratch for the build, by node: the depth of its string, and, until
+	// it is filled in, the end of the sorted entries that start with its
+	// string (the high half) and, after 1, the index of the best plain
+	// pattern of it or above it (the low half); in the memory of the
+	// sort's records when they fit there. Where the entries start is in
+	// the node itself until then (pending): the trie needs no queue
+	// beside it.
 	sc.above = resizeScratch(sc.above, n)
 	above := sc.above
 	var depths []uint32
@@ -477,21 +480,47 @@ func newPatternSet(entries []entry, npieces int, t setText, reports, dropEqual b
 		sc.depths = resizeScratch(sc.depths, n)
 		depths = sc.depths
 	}
-	depths[0], above[0] = 0, 0
+	const bestMask = 1<<32 - 1
+	bestAbove := func(q int) uint64 {
+		if b := above[q] & bestMask; b != 0 {
+			e := &entries[b-1]
+			return full(e.rank(), e.id)
+		}
+		return 0
+	}
+	// The labels of the edges, in node order, as the set keeps them after
+	// the text's first t.keep octets: where they are kept when a large set
+	// knows their size and the text is not kept in place (inPlace), else
+	// gathered apart.
+	var kept, labels []byte
+	staged := false
+	switch {
+	case inScratch:
+		labels = sc.labels[:0]
+	case t.inPlace(labelSize):
+		staged, labels = true, make([]byte, 0, labelSize)
+	default:
+		kept = make([]byte, t.keep+labelSize)
+		copy(kept, t.b[:t.keep])
+		labels = kept[t.keep:t.keep]
+	}
+	depths[0], above[0] = 0, uint64(len(entries))<<32
 	meta[0] = 0
-	// Breadth first, so that the children of a node are appended together.
-	// Until it is filled in, a node holds the sorted entries
-	// [off, child) that start with its string: the trie needs no queue
-	// beside it.
-	nodes[0] = wideNode{off: 0, child: uint32(len(entries))}
+	// Breadth first, so that the children of a node are appended together,
+	// and filled in in order: a node's tail is laid out after those of the
+	// nodes before it, and its block starts with the first of them.
+	nodes[0] = pending(0)
 	for q := 0; q < len(nodes); q++ {
-		lo, hi, depth := nodes[q].off, nodes[q].child, depths[q]
-		off := uint32(0)
-		if q > 0 {
-			off = entries[lo].base + depth - uint32(meta[q]&tailMask)
+		lo, hi, depth := nodes[q].start(), uint32(above[q]>>32), depths[q]
+		tail := uint32(meta[q] & tailMask)
+		off := uint32(t.keep + len(labels))
+		if tail > 0 {
+			from := entries[lo].base + depth - tail
+			labels = append(labels, text[from:from+tail]...)
 		}
 		var plain *entry
 		var ex *entry
+		pi := uint32(0)
 		wildLo := 0
 		if s.wild != nil {
 			wildLo = len(s.wild.wild)
@@ -501,7 +530,7 @@ func newPatternSet(entries []entry, npieces int, t setText, reports, dropEqual b
 			switch k, anchored := e.kind(); k {
 			case prefix:
 				if plain == nil || full(e.rank(), e.id) > full(plain.rank(), plain.id) {
-					plain = e
+					plain, pi = e, lo
 				}
 			case exact:
 				if ex == nil || full(e.rank(), e.id) > full(ex.rank(), ex.id) {
@@ -513,11 +542,11 @@ func newPatternSet(entries []entry, npieces int, t setText, reports, dropEqual b
 		}
 		flags := uint32(0)
 		if plain != nil {
-			if r := full(plain.rank(), plain.id); r > above[q] {
+			if full(plain.rank(), plain.id) > bestAbove(q) {
 				// The best of its string and those above it: a walk
 				// that reaches the node reports it unless a longer
 				// string's is better.
-				above[q] = r
+				above[q] = above[q]&^bestMask | uint64(pi+1)
 				meta[q] |= metaPlain
 				if plain.allow() {
 					meta[q] |= metaAllow
@@ -538,7 +567,7 @@ func newPatternSet(entries []entry, npieces int, t setText, reports, dropEqual b
 			s.wild.wildAt = append(s.wild.wildAt, wildAt{int32(q), int32(wildLo), int32(len(s.wild.wild)), depth})
 			flags |= withWild
 		}
-		first := len(nodes)
+		first := uint32(len(nodes))
 		for i := lo; i < hi; {
 			a := head(&entries[i])
 			b := a[depth]
@@ -563,19 +592,20 @@ func newPatternSet(entries []entry, npieces int, t setText, reports, dropEqual b
 				// Robots that fits in memory comes near).
 				break
 			}
-			nodes = append(nodes, wideNode{off: i, child: k})
+			nodes = append(nodes, pending(i))
 			edges[c] = b
 			meta[c] = uint8(tail)
-			depths[c], above[c] = depth+1+tail, above[q]
+			depths[c], above[c] = depth+1+tail, uint64(k)<<32|above[q]&bestMask
 			i = k
 		}
-		nodes[q] = wideNode{off: off, child: uint32(first)<<nodeFlags | flags}
+		nodes[q] = fill(blocks, q, off, first, flags)
 	}
-	nodes = append(nodes, wideNode{child: uint32(len(nodes)) << nodeFlags})
-	sc.nodes = nodes
+	end := len(nodes)
+	nodes = append(nodes, fill(blocks, end, uint32(t.keep+len(labels)), uint32(end), 0)) // the sentinel
 	if inScratch {
 		// Copied out at their size; the scratch keeps no text.
-		sc.edges, sc.meta, sc.ids = edges, meta, ids
+		sc.nodes, sc.blocks, sc.edges, sc.meta, sc.ids = nodes, blocks, edges, meta, ids
+		s.nodes, s.blocks = cloneExact(nodes), cloneExact(blocks[:blocksOf(len(nodes))])
 		n = len(nodes) - 1
 		s.octets = make([]uint8, 2*n+wordPad)
 		copy(s.octets, edges[:n])
@@ -592,6 +622,7 @@ func newPatternSet(entries []entry, npieces int, t setText, reports, dropEqual b
 			s.wild.wildAt = cloneExact(s.wild.wildAt)
 		}
 	} else {
+		s.nodes, s.blocks = nodes, blocks
 		if len(s.notes) < cap(s.notes) {
 			s.notes = cloneExact(s.notes) // plain patterns beaten above: no slack
 		}
@@ -609,72 +640,55 @@ func newPatternSet(entries []entry, npieces int, t setText, reports, dropEqual b
 		}
 		ws.buildLiterals(&pt, entries, slots, sc)
 	}
-	s.keepEdges(nodes, t)
-	return s
-}
-
-// keepEdges lays out the set's text and packs its nodes, built as wide:
-// the text keeps t.b[:t.keep] and then the tails of the edges, in node
-// order, in place of the plain patterns that follow t.keep, which the trie
-// spells (a match reports one from the path that matched it; see
-// Matcher.written). What is kept is copied out at its size when t.b is
-// the scratch's, would keep much slack, or has no room for it, and stays
-// in t.b otherwise.
-func (s *patternSet) keepEdges(wide []wideNode, t setText) {
-	meta := s.metaOf()
-	n := 0
-	for i := range len(wide) - 1 { // less the sentinel
-		n += int(meta[i] & tailMask)
-	}
-	kept := t.b[:t.keep]
-	var labels []byte
-	staged := !t.scratch && t.keep+n <= cap(t.b) && cap(t.b)-(t.keep+n) <= (t.keep+n)/16
-	if staged {
-		// Kept in place: the labels are read from where they are
-		// written, so they are gathered apart first.
-		labels = make([]byte, n)
-	} else {
-		kept = make([]byte, t.keep+n)
-		copy(kept, t.b[:t.keep])
-		labels = kept[t.keep:]
-	}
-	at := 0
-	for i := range len(wide) - 1 {
-		nd := &wide[i]
-		tail := uint32(meta[i] & tailMask)
-		if tail > 0 {
-			copy(labels[at:], t.b[nd.off:nd.off+tail])
+	if inScratch {
+		sc.labels = labels
+		if staged = t.inPlace(len(labels)); !staged {
+			kept = make([]byte, t.keep+len(labels))
+			copy(kept, t.b[:t.keep])
+			copy(kept[t.keep:], labels)
 		}
-		nd.off = uint32(t.keep + at)
-		at += int(tail)
 	}
-	wide[len(wide)-1].off = uint32(t.keep + at)
 	if staged {
-		kept = append(kept, labels...) // in t.b's room
+		kept = append(t.b[:t.keep], labels...) // in t.b's room
 	}
 	s.text = unsafe.String(unsafe.SliceData(kept), len(kept)) // never written again
 	if s.wild != nil {
 		s.wild.text = s.text
 	}
-	s.packNodes(wide)
+	return s
 }
 
-// packNodes keeps the nodes built as wide, with their tails laid out in
-// node order, as nodes counted from their blocks'.
-func (s *patternSet) packNodes(wide []wideNode) {
-	s.nodes = make([]node, len(wide))
-	s.blocks = make([]nodeBlock, (len(wide)+blockNodes-1)/blockNodes)
-	var b nodeBlock
-	for i, w := range wide {
-		if i%blockNodes == 0 {
-			b = nodeBlock{off: w.off, child: w.child >> nodeFlags}
-			s.blocks[i/blockNodes] = b
-		}
-		// In range: the tails of the 31 nodes before it in its block are
-		// 31*maxTail octets at most, and their children 31*256.
-		s.nodes[i] = node{off: uint16(w.off - b.off), child: uint16((w.child>>nodeFlags-b.child)<<nodeFlags | w.child&(1<<nodeFlags-1))}
-	}
+// inPlace reports whether a set keeps t's text where it is, with labels
+// of n octets in place of its plain patterns: not when it is the
+// scratch's, has no room for them, or would keep much slack. The labels
+// are then gathered apart while the set is built, since they are read
+// from the octets they replace.
+func (t *setText) inPlace(n int) bool {
+	return !t.scratch && t.keep+n <= cap(t.b) && cap(t.b)-(t.keep+n) <= (t.keep+n)/16
 }
+
+// pending returns a node not filled in yet, whose sorted entries start at
+// lo.
+func pending(lo uint32) node { return node{off: uint16(lo), child: uint16(lo >> 16)} }
+
+// start returns where the sorted entries of a pending node start.
+func (nd node) start() uint32 { return uint32(nd.off) | uint32(nd.child)<<16 }
+
+// fill returns node q, whose tail starts at off in the text and whose
+// children at first, with flags; the first node of a block sets what the
+// block's nodes are counted from.
+func fill(blocks []nodeBlock, q int, off, first, flags uint32) node {
+	b := &blocks[q/blockNodes]
+	if q%blockNodes == 0 {
+		b.off, b.child = off, first
+	}
+	// In range: the tails of the 31 nodes before it in its block are
+	// 31*maxTail octets at most, and their children 31*256.
+	return node{off: uint16(off - b.off), child: uint16((first-b.child)<<nodeFlags | flags)}
+}
+
+// blocksOf returns the blocks that n nodes take.
+func blocksOf(n int) int { return (n + blockNodes - 1) / blockNodes }
 
 // cloneExact returns a copy of b whose capacity is its length (not rounded
 // up to a size class, as slices.Clone's may be: a set counts capacities).
@@ -939,6 +953,7 @@ func radixNodes(n int, split bool, key func(int) string) int {
 // which is opened there if it is not open yet.
 type nodeCounter struct {
 	nodes int
+	tails int  // the octets of the nodes' tails
 	split bool // an edge of more than maxEdge octets is a chain of nodes
 	stack []int
 }
@@ -966,10 +981,12 @@ func (c *nodeCounter) next(k string, l int) {
 
 // count counts a node of depth d under a parent of depth p.
 func (c *nodeCounter) count(d, p int) {
-	c.nodes++
+	k := 1 // an octet of the edge is the node's, the rest its tail
 	if c.split {
-		c.nodes += (d - p - 1) / maxEdge
+		k += (d - p - 1) / maxEdge
 	}
+	c.nodes += k
+	c.tails += d - p - k
 }
 
 // total closes the nodes still open and returns the count.
