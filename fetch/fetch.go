@@ -248,15 +248,16 @@ func (f *Fetcher) Fetch(ctx context.Context, robotsURL string, v Validators) (*R
 	defer cancel()
 
 	var seen map[string]bool // the URLs requested, made at the first redirect
-	values := st.values[:0]  // the first hop's header values; later hops make their own
+	// The first hop's request and header values; later hops make their own.
+	req, values := &st.req, st.values[:0]
 	for {
-		next, nextURL, op, err := f.hop(fctx, res, first, target, targetURL, v, values, &seen)
+		next, nextURL, op, err := f.hop(fctx, res, first, target, targetURL, v, req, values, &seen)
 		if err == nil && next == nil {
 			break
 		}
 		if err == nil {
 			seen[nextURL] = true
-			target, targetURL, values = next, nextURL, nil
+			target, targetURL, req, values = next, nextURL, nil, nil
 			continue
 		}
 		if ctx.Err() != nil {
@@ -269,12 +270,13 @@ func (f *Fetcher) Fetch(ctx context.Context, robotsURL string, v Validators) (*R
 	return res, nil
 }
 
-// fetching is what a fetch allocates at once: its Result, and the request
-// target and header values of its first hop, which the request holds while
-// the Result is made. One allocation instead of three; they are collected
-// together, once nothing holds the Result nor the first request.
+// fetching is what a fetch allocates at once: its Result, and its first
+// hop's request, with the request's target and header values, which live
+// while the Result is made. One allocation instead of four; they are
+// collected together, once nothing holds the Result nor the first request.
 type fetching struct {
 	res    Result
+	req    http.Request
 	target url.URL
 	values [maxRequestHeaders]string
 }
@@ -282,16 +284,17 @@ type fetching struct {
 // hop makes one request to target, whose canonical form is targetURL, and
 // records its response in res. It returns the next target when the
 // response is a redirect to follow, and otherwise the error that ended the
-// fetch, if any, with the operation that failed. values, when not nil, is
-// the memory of the request's header values, of capacity maxRequestHeaders,
-// used by no other request. *seen holds the URLs requested so far, once a
+// fetch, if any, with the operation that failed. into, when not nil, is
+// where the request is made, and values the memory of its header values, of
+// capacity maxRequestHeaders; both are used by no other request. *seen holds the URLs requested so far, once a
 // redirect was received.
-func (f *Fetcher) hop(ctx context.Context, res *Result, first authority.Authority, target *url.URL, targetURL string, v Validators, values []string, seen *map[string]bool) (next *url.URL, nextURL, op string, err error) {
+func (f *Fetcher) hop(ctx context.Context, res *Result, first authority.Authority, target *url.URL, targetURL string, v Validators, into *http.Request, values []string, seen *map[string]bool) (next *url.URL, nextURL, op string, err error) {
 	res.FinalURL, res.StatusCode, res.Header = targetURL, 0, nil
 	// What http.NewRequestWithContext makes of target, without parsing its
 	// string again. Each hop has headers of its own: a RoundTripper may
-	// change them.
-	req := (&http.Request{
+	// change them. made does not escape: it is copied to where the request
+	// lives, as WithContext copies its receiver.
+	made := (&http.Request{
 		Method:     http.MethodGet,
 		URL:        target,
 		Proto:      "HTTP/1.1",
@@ -300,6 +303,11 @@ func (f *Fetcher) hop(ctx context.Context, res *Result, first authority.Authorit
 		Header:     f.requestHeader(v, values),
 		Host:       target.Host,
 	}).WithContext(ctx)
+	req := into
+	if req == nil {
+		req = new(http.Request)
+	}
+	*req = *made
 	resp, err := f.rt.RoundTrip(req)
 	if err != nil {
 		return nil, "", opGet, err
