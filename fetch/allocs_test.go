@@ -111,3 +111,21 @@ func TestRequestHeadersOwnedPerHop(t *testing.T) {
 	assert.Equal(t, []string{"https://example.com/robots.txt", "https://example.com/elsewhere/robots.txt",
 		"https://example.com/robots.txt", "https://example.com/elsewhere/robots.txt"}, s.urls)
 }
+
+// Read makes its Result and the body's memory, and nothing for the URL it
+// only keeps as a string.
+func TestReadAllocations(t *testing.T) {
+	body := strings.Repeat("Disallow: /x/\n", 20)
+	f := newFetcher(t, fetch.Config{})
+	var rd strings.Reader
+	resp := &http.Response{StatusCode: http.StatusOK, Header: http.Header{}, ContentLength: int64(len(body)),
+		Body: io.NopCloser(&rd)}
+	allocs := testing.AllocsPerRun(100, func() {
+		rd.Reset(body)
+		res, err := f.Read("https://example.com/robots.txt", resp)
+		if err != nil || res.Err != nil || len(res.Body) != len(body) {
+			t.Fatal(err, res.Err)
+		}
+	})
+	assert.LessOrEqual(t, allocs, 2.0)
+}
