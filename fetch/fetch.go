@@ -274,6 +274,9 @@ func (f *Fetcher) Fetch(ctx context.Context, robotsURL string, v Validators) (*R
 // hop's request, with the request's target and header values, which live
 // while the Result is made. One allocation instead of four; they are
 // collected together, once nothing holds the Result nor the first request.
+// It takes 768 bytes on 64-bit platforms (704, and the allocator's header
+// for an object of more than 512 bytes), 48 more than the four took apart:
+// three allocations fewer on every fetch are worth more than that.
 type fetching struct {
 	res    Result
 	req    http.Request
