@@ -232,30 +232,32 @@ var errOwnTimeout = errors.New("fetch deadline")
 // fragment are dropped. The validators are sent on every hop: the copy they
 // describe came from the end of the same redirect chain.
 func (f *Fetcher) Fetch(ctx context.Context, robotsURL string, v Validators) (*Result, error) {
-	first, target, targetURL, err := requestTarget(robotsURL)
+	st := new(fetching)
+	first, target, targetURL, err := requestTarget(robotsURL, &st.target)
 	if err != nil {
 		return nil, &Error{Class: InvalidURL, Op: opGet, URL: robotsURL, Err: err}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, &Error{Class: Canceled, Op: opGet, URL: targetURL, Err: err}
 	}
-	res := &Result{
-		URL:         targetURL,
-		Conditional: sendable(v.ETag) || sendable(v.LastModified),
-		Start:       f.now(),
-	}
+	res := &st.res
+	res.URL = targetURL
+	res.Conditional = sendable(v.ETag) || sendable(v.LastModified)
+	res.Start = f.now()
 	fctx, cancel := context.WithTimeoutCause(ctx, f.timeout, errOwnTimeout)
 	defer cancel()
 
 	var seen map[string]bool // the URLs requested, made at the first redirect
+	// The first hop's request and header values; later hops make their own.
+	req, values := &st.req, st.values[:0]
 	for {
-		next, nextURL, op, err := f.hop(fctx, res, first, target, targetURL, v, &seen)
+		next, nextURL, op, err := f.hop(fctx, res, first, target, targetURL, v, req, values, &seen)
 		if err == nil && next == nil {
 			break
 		}
 		if err == nil {
 			seen[nextURL] = true
-			target, targetURL = next, nextURL
+			target, targetURL, req, values = next, nextURL, nil, nil
 			continue
 		}
 		if ctx.Err() != nil {
@@ -268,25 +270,47 @@ func (f *Fetcher) Fetch(ctx context.Context, robotsURL string, v Validators) (*R
 	return res, nil
 }
 
+// fetching is what a fetch allocates at once: its Result, and its first
+// hop's request, with the request's target and header values, which live
+// while the Result is made. One allocation instead of four; they are
+// collected together, once nothing holds the Result nor the first request.
+// It takes 768 bytes on 64-bit platforms (704, and the allocator's header
+// for an object of more than 512 bytes), 48 more than the four took apart:
+// three allocations fewer on every fetch are worth more than that.
+type fetching struct {
+	res    Result
+	req    http.Request
+	target url.URL
+	values [maxRequestHeaders]string
+}
+
 // hop makes one request to target, whose canonical form is targetURL, and
 // records its response in res. It returns the next target when the
 // response is a redirect to follow, and otherwise the error that ended the
-// fetch, if any, with the operation that failed. *seen holds the URLs
-// requested so far, once a redirect was received.
-func (f *Fetcher) hop(ctx context.Context, res *Result, first authority.Authority, target *url.URL, targetURL string, v Validators, seen *map[string]bool) (next *url.URL, nextURL, op string, err error) {
+// fetch, if any, with the operation that failed. into, when not nil, is
+// where the request is made, and values the memory of its header values, of
+// capacity maxRequestHeaders; both are used by no other request. *seen holds the URLs requested so far, once a
+// redirect was received.
+func (f *Fetcher) hop(ctx context.Context, res *Result, first authority.Authority, target *url.URL, targetURL string, v Validators, into *http.Request, values []string, seen *map[string]bool) (next *url.URL, nextURL, op string, err error) {
 	res.FinalURL, res.StatusCode, res.Header = targetURL, 0, nil
 	// What http.NewRequestWithContext makes of target, without parsing its
 	// string again. Each hop has headers of its own: a RoundTripper may
-	// change them.
-	req := (&http.Request{
+	// change them. made does not escape: it is copied to where the request
+	// lives, as WithContext copies its receiver.
+	made := (&http.Request{
 		Method:     http.MethodGet,
 		URL:        target,
 		Proto:      "HTTP/1.1",
 		ProtoMajor: 1,
 		ProtoMinor: 1,
-		Header:     f.requestHeader(v),
+		Header:     f.requestHeader(v, values),
 		Host:       target.Host,
 	}).WithContext(ctx)
+	req := into
+	if req == nil {
+		req = new(http.Request)
+	}
+	*req = *made
 	resp, err := f.rt.RoundTrip(req)
 	if err != nil {
 		return nil, "", opGet, err
@@ -323,14 +347,21 @@ func (f *Fetcher) classify(fctx context.Context, op, u string, err error) *Error
 	return &Error{Class: classOf(err, op), Op: op, URL: u, Err: err}
 }
 
-// requestHeader returns the headers sent with a request of a fetch.
-// Validators that are not valid header values are not sent: a bad copy must
-// not make the file unreachable.
-func (f *Fetcher) requestHeader(v Validators) http.Header {
+// maxRequestHeaders is the most headers a request of a fetch carries.
+const maxRequestHeaders = 5
+
+// requestHeader returns the headers sent with a request of a fetch, their
+// values in vals (empty, of capacity maxRequestHeaders, no other request's)
+// or, when vals is nil, in an array of their own. Validators that are not
+// valid header values are not sent: a bad copy must not make the file
+// unreachable.
+func (f *Fetcher) requestHeader(v Validators, vals []string) http.Header {
 	// The values share one array, each slice capped at its own element so
 	// that appending to one cannot write over the next.
-	vals := make([]string, 0, 5)
-	h := make(http.Header, 5)
+	if vals == nil {
+		vals = make([]string, 0, maxRequestHeaders)
+	}
+	h := make(http.Header, maxRequestHeaders)
 	add := func(key, value string) {
 		vals = append(vals, value)
 		h[key] = vals[len(vals)-1 : len(vals) : len(vals)]
@@ -357,8 +388,10 @@ func sendable(validator string) bool {
 const robotsPath = "/robots.txt"
 
 // requestTarget returns the authority of rawURL, the URL to request for it,
-// canonical and without userinfo or fragment, and that URL's String.
-func requestTarget(rawURL string) (authority.Authority, *url.URL, string, error) {
+// canonical and without userinfo or fragment, and that URL's String. The URL
+// is made in into when it need not be parsed (into nil: in a url.URL of its
+// own), else it is url.Parse's.
+func requestTarget(rawURL string, into *url.URL) (authority.Authority, *url.URL, string, error) {
 	a, err := authority.Parse(rawURL)
 	if err != nil {
 		return authority.Authority{}, nil, "", err
@@ -373,7 +406,11 @@ func requestTarget(rawURL string) (authority.Authority, *url.URL, string, error)
 			if len(s) != len(a.Key)+len(robotsPath) || s[:len(a.Key)] != a.Key || s[len(a.Key):] != robotsPath {
 				s = a.Key + robotsPath
 			}
-			return a, &url.URL{Scheme: scheme, Host: host, Path: robotsPath}, s, nil
+			if into == nil {
+				into = new(url.URL)
+			}
+			*into = url.URL{Scheme: scheme, Host: host, Path: robotsPath}
+			return a, into, s, nil
 		}
 	}
 	u, err := url.Parse(a.Key + a.PathQuery)

@@ -235,7 +235,7 @@ func TestRequestTarget(t *testing.T) {
 		"https://exa%6Dple.com/robots.txt",
 	}
 	for _, raw := range urls {
-		a, u, s, err := requestTarget(raw)
+		a, u, s, err := requestTarget(raw, nil)
 		if err != nil {
 			continue // refused alike either way: url.Parse is not reached
 		}
@@ -244,18 +244,27 @@ func TestRequestTarget(t *testing.T) {
 		assert.Equal(t, want, u, raw)
 		assert.Equal(t, want.String(), s, raw)
 	}
-	_, _, _, err := requestTarget("ftp://example.com/robots.txt")
+	_, _, _, err := requestTarget("ftp://example.com/robots.txt", nil)
 	assert.Error(t, err)
 }
 
-// A fetch of a canonical robots.txt URL allocates no string for it.
+// A fetch of a canonical robots.txt URL allocates no string for it, and
+// no url.URL when given one.
 func TestRequestTargetKeepsCanonicalURL(t *testing.T) {
 	raw := "https://example.com:8443/robots.txt"
 	allocs := testing.AllocsPerRun(100, func() {
-		_, _, s, err := requestTarget(raw)
+		_, _, s, err := requestTarget(raw, nil)
 		if err != nil || s != raw {
 			t.Fatal(s, err)
 		}
 	})
 	assert.LessOrEqual(t, allocs, 1.0, "the url.URL alone")
+	var into url.URL
+	allocs = testing.AllocsPerRun(100, func() {
+		_, u, _, err := requestTarget(raw, &into)
+		if err != nil || u != &into {
+			t.Fatal(u, err)
+		}
+	})
+	assert.Zero(t, allocs, "made in the url.URL given")
 }

@@ -29,7 +29,8 @@ func (f *Fetcher) Read(robotsURL string, resp *http.Response) (*Result, error) {
 	if resp != nil && resp.Body != nil {
 		defer resp.Body.Close()
 	}
-	_, _, target, err := requestTarget(robotsURL)
+	var u url.URL // only its String is kept
+	_, _, target, err := requestTarget(robotsURL, &u)
 	if err != nil {
 		return nil, &Error{Class: InvalidURL, Op: opRead, URL: robotsURL, Err: err}
 	}
@@ -84,7 +85,8 @@ func redirectsBefore(req *http.Request, limit int) []Hop {
 // redact returns rawURL in canonical form, without userinfo, which a Result
 // never carries; "" for a URL that does not parse.
 func redact(rawURL string) string {
-	if _, _, s, err := requestTarget(rawURL); err == nil {
+	var u url.URL // only its String is kept
+	if _, _, s, err := requestTarget(rawURL, &u); err == nil {
 		return s
 	}
 	if u, err := url.Parse(rawURL); err == nil {

@@ -40,7 +40,7 @@ func (f *Fetcher) redirectTarget(first authority.Authority, cur *url.URL, loc st
 	if err != nil {
 		return refuse(BadLocation, err)
 	}
-	a, next, nextURL, err := requestTarget(cur.ResolveReference(ref).String())
+	a, next, nextURL, err := requestTarget(cur.ResolveReference(ref).String(), nil)
 	if err != nil {
 		var ae *authority.Error
 		if errors.As(err, &ae) && (ae.Kind == authority.UnsupportedScheme || ae.Kind == authority.NoScheme) {

@@ -26,15 +26,27 @@ type flight[V Sizer] struct {
 
 	waiters atomic.Int32 // callers waiting on done
 
+	// first is when the flight's first fetch began, which started points
+	// to; written once, by the begin that set firstSet, before started
+	// publishes it. A flight that waited for a slot since begins again
+	// with a time of its own (see begin).
+	firstSet atomic.Bool
+	first    time.Time
+
+	// The fields below are ordered so that a flight takes 128 bytes, a size
+	// class of the allocator.
+
 	// Under Cache.mu:
-	refresh    bool          // an entry was held for the authority: run with no waiter while it still is
-	superseded bool          // by Invalidate or Observe: its result is not stored
-	queued     *list.Element // its place in Cache.queue, nil when not queued
-	slot       bool          // it holds a fetch slot
+	refresh    bool // an entry was held for the authority: run with no waiter while it still is
+	superseded bool // by Invalidate or Observe: its result is not stored
+	slot       bool // it holds a fetch slot
 
 	// local is set by the flight before it queues for a slot after the
 	// fleet failed it: it fetches without asking the fleet again.
 	local bool
+
+	queued *list.Element // its place in Cache.queue, nil when not queued; under Cache.mu
+
 	// lease is the fleet lease the flight holds for its fetch, set by its
 	// own goroutine: it publishes once its callers have their answer.
 	lease *holding
@@ -56,8 +68,19 @@ func (c *Cache[V]) newFlight(key string) *flight[V] {
 }
 
 // begin records that the flight's fetch starts at now: its grace runs from
-// then.
-func (fl *flight[V]) begin(now time.Time) { fl.started.Store(&now) }
+// then. The first time, now is kept in the flight itself, which saves
+// every flight an allocation; should it begin again (after waiting for a
+// slot), a reader may still hold the earlier time, which is never written
+// again: now gets memory of its own.
+func (fl *flight[V]) begin(now time.Time) {
+	if fl.firstSet.CompareAndSwap(false, true) {
+		fl.first = now
+		fl.started.Store(&fl.first)
+		return
+	}
+	again := now // not now itself, which would move to the heap on every call
+	fl.started.Store(&again)
+}
 
 // inGrace reports whether an expired entry may still be served at now
 // while fl runs: it has not started its fetch yet (it is queued), or

@@ -72,8 +72,9 @@ func (p Policy) Next(key string, held *cache.Record, res *fetch.Result, out stat
 		out = status.Outcome{Verdict: status.DisallowAll, Class: status.Unreachable,
 			Reason: out.Reason + ", but no copy is held", StatusCode: out.StatusCode}
 	}
-	r := &cache.Record{Authority: key, StatusCode: statusCode(out.StatusCode), Class: out.Class,
-		Outcome: clip(out.Reason), Header: keepHeaders(h), FetchedAt: now}
+	r, values := newRecord(h)
+	*r = cache.Record{Authority: key, StatusCode: statusCode(out.StatusCode), Class: out.Class,
+		Outcome: clip(out.Reason), Header: keepHeaders(h, values), FetchedAt: now}
 	if res != nil {
 		r.URL, r.FinalURL, r.Redirects = clip(res.URL), clip(res.FinalURL), hops(res.Redirects)
 	} else {
@@ -111,16 +112,39 @@ func (p Policy) Next(key string, held *cache.Record, res *fetch.Result, out stat
 	return r
 }
 
+// headedRecord is a Record and the memory of its kept headers' values,
+// allocated at once: Next's record lives and dies with its headers (the
+// Cache stores a compact copy, which holds neither).
+type headedRecord struct {
+	rec    cache.Record
+	values [len(cache.KeptHeaders)]string
+}
+
+// newRecord returns a new Record for the kept headers of h and, when h has
+// any, the memory for their values, of capacity len(cache.KeptHeaders), in
+// the same allocation.
+func newRecord(h http.Header) (*cache.Record, []string) {
+	for _, k := range cache.KeptHeaders {
+		for _, v := range h[k] {
+			if len(v) <= cache.MaxStringBytes { // what keepHeaders keeps
+				hr := new(headedRecord)
+				return &hr.rec, hr.values[:0]
+			}
+		}
+	}
+	return new(cache.Record), nil
+}
+
 // updateHeaders returns the stored headers updated with those of a 304
 // (RFC 9111 §4.3.4): each kept header the 304 carries replaces the stored
 // one. The stored Age goes in any case: it was the age of the stored
 // response when received, and the 304 makes it current again (§4.2.3).
 func updateHeaders(stored, fresh http.Header) http.Header {
-	out := keepHeaders(stored)
+	out := keepHeaders(stored, nil)
 	if out != nil {
 		delete(out, "Age")
 	}
-	for k, vs := range keepHeaders(fresh) {
+	for k, vs := range keepHeaders(fresh, nil) {
 		if out == nil {
 			out = make(http.Header, len(cache.KeptHeaders))
 		}
@@ -135,10 +159,10 @@ func updateHeaders(stored, fresh http.Header) http.Header {
 // (a cut date or max-age would say something else); a header that
 // freshness and validation read once (Age, Date, ETag, …) keeps its first
 // value; Cache-Control, whose every value counts, keeps as many as the
-// limit leaves.
-func keepHeaders(h http.Header) http.Header {
+// limit leaves. The values kept share one array: values, when not nil
+// (empty, its capacity the room it has), else an array of their own.
+func keepHeaders(h http.Header, values []string) http.Header {
 	var kept http.Header
-	var values []string // every value kept, in one array: two allocations in all
 	room := cache.MaxHeaderValues - (len(cache.KeptHeaders) - 1)
 	for _, k := range cache.KeptHeaders {
 		start := len(values)
