@@ -289,9 +289,12 @@ func compileTrie(groups []*parser.Group, k int, agentText int, sc *scratch) (tex
 	notedSize := size - plainSize
 	plainAt = notedSize + agentText
 	// Built where it is kept when its plain patterns are so few that
-	// its set keeps it in place (they are at most a sixteenth of what
+	// its set may keep it in place (they are at most a sixteenth of what
 	// it keeps); else in the scratch, and its set copies out what is
-	// kept: a large file's text is not allocated to be thrown away.
+	// kept. A set keeps it in place when the labels of its edges fit
+	// where its plain patterns were (see setText.inPlace): not when the
+	// noted patterns' heads are long and distinct, whose labels the set
+	// lays out again, and copies the text out (3 files of the corpus).
 	if inScratch = size+agentText <= maxScratchText || 16*plainSize > plainAt; inScratch {
 		text = resizeScratch(sc.text, size+agentText)
 		sc.text = text

@@ -56,7 +56,7 @@ type node struct {
 	// The edge into node i spells one octet, octets[i], then the tail
 	// text[off : off+tailOf(i)], off counted from its block's. The tails
 	// are in the text in node order, so that those of the nodes of a
-	// block before the last span blockNodes*maxTail octets at most.
+	// block before the last span 31*maxTail octets at most.
 	off uint16
 	// The children of node i are the nodes from child>>nodeFlags up to
 	// the next node's, counted from its block's: breadth first, the
