@@ -72,6 +72,9 @@ func (c *Client) Observe(robotsURL string, resp *http.Response) error {
 		}
 		return c.policy.Next(a.Key, held, res, out, now), nil
 	})
+	// What is stored holds the body compressed, and Observe hands it to no
+	// hook: its memory goes to the bodies of later fetches.
+	res.Release()
 	if err != nil {
 		return newError("observe", robotsURL, err)
 	}

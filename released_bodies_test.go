@@ -159,3 +159,37 @@ func TestReleasedBodiesAnswerRight(t *testing.T) {
 		}
 	}
 }
+
+// Observed responses give their bodies' memory back too, and what the
+// Client keeps of them stays right when that memory is reused (poisoned
+// with -tags poisonbodies): answers, sitemaps and exports after each of
+// two rounds of observed files, the second of other files of the same
+// sizes.
+func TestReleasedBodiesObserved(t *testing.T) {
+	clk := newClock()
+	c := newClient(t, clk, robots.Options{CacheBytes: 1 << 30})
+	ctx := context.Background()
+	for gen := range 2 {
+		var bodies [][]byte
+		for i, pad := range []int{100, 500, 3000} { // ~1 KiB, ~5 KiB, ~30 KiB
+			body := rvBody(i, gen, pad)
+			bodies = append(bodies, body)
+			resp := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/plain"}},
+				ContentLength: int64(len(body)), Body: io.NopCloser(bytes.NewReader(body))}
+			require.NoError(t, c.Observe(fmt.Sprintf("https://h%d.example/robots.txt", i), resp))
+		}
+		var exported bytes.Buffer
+		require.NoError(t, c.Export(&exported))
+		assert.NotContains(t, exported.String(), "\xaa\xaa\xaa\xaa", "poisoned memory exported")
+		for i, body := range bodies {
+			ok, err := c.Allowed(ctx, fmt.Sprintf("https://h%d.example/p%03d-g%d/x", i, i, gen))
+			require.NoError(t, err)
+			assert.False(t, ok, "site %d gen %d", i, gen)
+			sm, err := c.Sitemaps(ctx, fmt.Sprintf("https://h%d.example/", i))
+			require.NoError(t, err)
+			assert.Equal(t, []string{fmt.Sprintf("https://h%d.example/s%d.xml", i, gen)}, sm)
+			assert.Contains(t, exported.String(), string(body), "site %d gen %d exported", i, gen)
+		}
+	}
+	assert.Zero(t, c.Stats().Fetches, "observed, not fetched")
+}
