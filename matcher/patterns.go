@@ -21,18 +21,18 @@ import (
 // plain match are searched after the walk (see wildSet).
 //
 // A cache holds thousands of sets, so a set is compact: a node of the trie
-// takes 8¼ bytes with its edge's first octet, its tail's length and its
-// plain pattern's id, and nothing else is kept per pattern. A node's tail
-// is a span of the text, where the tails are laid out in node order; a
-// plain pattern is the string of its node, which a match of a path is the
-// first octets of. What few nodes hold beside a plain pattern (an exact
+// takes 8 bytes with its edge's first octet, its tail's length and its
+// plain pattern's id (8¼ in a large trie), and nothing else is kept per
+// pattern. A node's tail is a span of the text; a plain pattern is the
+// string of its node, which a match of a path is the first octets of. What few nodes hold beside a plain pattern (an exact
 // pattern, a plain one whose string is not the node's, wildcard patterns)
 // is kept aside.
 type patternSet struct {
 	text string // the arena every span refers to (see compile.go)
 	// The trie over the patterns' literal heads, in breadth-first order:
 	// nodes[0] is the root, and a sentinel after the last node closes its
-	// children. What node i holds is counted from blocks[i/blockNodes].
+	// children. What node i holds is counted from blocks[i/blockNodes];
+	// a small trie has no blocks (see direct).
 	nodes  []node
 	blocks []nodeBlock
 	// The first octet of each node's edge, then wordPad octets of
@@ -49,14 +49,15 @@ type patternSet struct {
 
 // node is one node of the radix trie over the literal heads of the
 // patterns: the path from the root to a node spells the head of every
-// pattern stored in it. It is four bytes: what it holds is counted from
-// what its block holds (nodeBlock), which the nodes of a block, adjacent
-// in breadth-first order, are close to.
+// pattern stored in it. It is four bytes. In a large trie what it holds
+// is counted from what its block holds (nodeBlock), which the nodes of a
+// block, adjacent in breadth-first order, are close to; a small trie's
+// hold it as it is (see direct).
 type node struct {
 	// The edge into node i spells one octet, octets[i], then the tail
-	// text[off : off+tailOf(i)], off counted from its block's. The tails
-	// are in the text in node order, so that those of the nodes of a
-	// block before the last span 31*maxTail octets at most.
+	// text[off : off+tailOf(i)], off counted from its block's. A large
+	// trie's tails are in the text in node order, so that those of the
+	// nodes of a block before the last span 31*maxTail octets at most.
 	off uint16
 	// The children of node i are the nodes from child>>nodeFlags up to
 	// the next node's, counted from its block's: breadth first, the
@@ -79,7 +80,11 @@ const (
 
 // firstChild returns the first child of node n.
 func (s *patternSet) firstChild(n int32) int32 {
-	return int32(s.blocks[uint32(n)/blockNodes].child + uint32(s.nodes[n].child)>>nodeFlags)
+	c := int32(uint32(s.nodes[n].child) >> nodeFlags)
+	if s.blocks == nil {
+		return c
+	}
+	return int32(s.blocks[uint32(n)/blockNodes].child) + c
 }
 
 // flagsOf returns the flags of node n.
@@ -310,8 +315,8 @@ func (e *entry) noted() bool { return e.head != e.litLen() || e.at&rewrittenBit 
 
 // setText is the text a set is built from (t.b), and what the set keeps
 // of it: its first keep octets, as they are, then the tails of the trie's
-// edges, in node order. What follows keep is plain patterns that the trie
-// spells. When scratch, b is the scratch's, and what is kept is copied out.
+// edges in node order (of a small trie, those that are not in the first
+// keep octets). What follows keep is plain patterns that the trie spells. When scratch, b is the scratch's, and what is kept is copied out.
 type setText struct {
 	b       []byte
 	keep    int
@@ -363,7 +368,9 @@ func newPatternSet(entries []entry, npieces int, t setText, reports, dropEqual b
 	if inScratch {
 		n = bound
 		nodes = resize(sc.nodes, n+1)[:1]
-		blocks = resize(sc.blocks, blocksOf(n+1))
+		if !direct(t, n) {
+			blocks = resize(sc.blocks, blocksOf(n+1))
+		}
 		edges, meta = resize(sc.edges, n), resize(sc.meta, n)
 		ids = resize(sc.ids, n)
 		if wide {
@@ -420,7 +427,9 @@ func newPatternSet(entries []entry, npieces int, t setText, reports, dropEqual b
 		n = min(nc.total(), maxNodes)
 		labelSize = nc.tails
 		nodes = make([]node, 1, n+1) // and the sentinel
-		blocks = make([]nodeBlock, blocksOf(n+1))
+		if !direct(t, n) {
+			blocks = make([]nodeBlock, blocksOf(n+1))
+		}
 		s.octets = make([]uint8, 2*n+wordPad)
 		edges, meta = s.octets[:n], s.octets[n+wordPad:]
 		if wide {
@@ -491,11 +500,13 @@ func newPatternSet(entries []entry, npieces int, t setText, reports, dropEqual b
 	// The labels of the edges, in node order, as the set keeps them after
 	// the text's first t.keep octets: where they are kept when a large set
 	// knows their size and the text is not kept in place (inPlace), else
-	// gathered apart.
+	// gathered apart (a small trie's are fewer than its tails: those kept
+	// already are not laid out again).
 	var kept, labels []byte
 	staged := false
+	gathered := inScratch || blocks == nil // their size is known once built
 	switch {
-	case inScratch:
+	case gathered:
 		labels = sc.labels[:0]
 	case t.inPlace(labelSize):
 		staged, labels = true, make([]byte, 0, labelSize)
@@ -516,7 +527,11 @@ func newPatternSet(entries []entry, npieces int, t setText, reports, dropEqual b
 		off := uint32(t.keep + len(labels))
 		if tail > 0 {
 			from := entries[lo].base + depth - tail
-			labels = append(labels, text[from:from+tail]...)
+			if blocks == nil && int(from) < t.keep {
+				off = from // kept already: a small trie's nodes point anywhere in its text
+			} else {
+				labels = append(labels, text[from:from+tail]...)
+			}
 		}
 		var plain *entry
 		var ex *entry
@@ -604,8 +619,11 @@ func newPatternSet(entries []entry, npieces int, t setText, reports, dropEqual b
 	nodes = append(nodes, fill(blocks, end, uint32(t.keep+len(labels)), uint32(end), 0)) // the sentinel
 	if inScratch {
 		// Copied out at their size; the scratch keeps no text.
-		sc.nodes, sc.blocks, sc.edges, sc.meta, sc.ids = nodes, blocks, edges, meta, ids
-		s.nodes, s.blocks = cloneExact(nodes), cloneExact(blocks[:blocksOf(len(nodes))])
+		sc.nodes, sc.edges, sc.meta, sc.ids = nodes, edges, meta, ids
+		s.nodes = cloneExact(nodes)
+		if blocks != nil {
+			sc.blocks, s.blocks = blocks, cloneExact(blocks[:blocksOf(len(nodes))])
+		}
 		n = len(nodes) - 1
 		s.octets = make([]uint8, 2*n+wordPad)
 		copy(s.octets, edges[:n])
@@ -640,7 +658,7 @@ func newPatternSet(entries []entry, npieces int, t setText, reports, dropEqual b
 		}
 		ws.buildLiterals(&pt, entries, slots, sc)
 	}
-	if inScratch {
+	if gathered {
 		sc.labels = labels
 		if staged = t.inPlace(len(labels)); !staged {
 			kept = make([]byte, t.keep+len(labels))
@@ -676,8 +694,12 @@ func (nd node) start() uint32 { return uint32(nd.off) | uint32(nd.child)<<16 }
 
 // fill returns node q, whose tail starts at off in the text and whose
 // children at first, with flags; the first node of a block sets what the
-// block's nodes are counted from.
+// block's nodes are counted from. A small trie has no blocks: its nodes
+// hold their tails and children as they are (see direct).
 func fill(blocks []nodeBlock, q int, off, first, flags uint32) node {
+	if blocks == nil {
+		return node{off: uint16(off), child: uint16(first<<nodeFlags | flags)}
+	}
 	b := &blocks[q/blockNodes]
 	if q%blockNodes == 0 {
 		b.off, b.child = off, first
@@ -686,6 +708,22 @@ func fill(blocks []nodeBlock, q int, off, first, flags uint32) node {
 	// 31*maxTail octets at most, and their children 31*256.
 	return node{off: uint16(off - b.off), child: uint16((first-b.child)<<nodeFlags | flags)}
 }
+
+// direct reports whether a trie of n nodes built from t is small enough
+// for its nodes to hold their tails and children as they are, in 16 bits,
+// with no blocks: its text is under 64 KiB (the labels it lays out are
+// tails of plain patterns, which it drops), and its nodes, the sentinel
+// included, are fewer than the child field counts. A check of such a trie
+// reads no block, and its nodes point at the tails of noted patterns
+// where the text keeps them.
+func direct(t setText, n int) bool {
+	return len(t.b) < 1<<16 && n+1 < directNodes
+}
+
+// directNodes is the most nodes, the sentinel included, of a trie without
+// blocks: what the child field counts, or 0 in tests that give every trie
+// blocks.
+var directNodes = 1 << (16 - nodeFlags)
 
 // blocksOf returns the blocks that n nodes take.
 func blocksOf(n int) int { return (n + blockNodes - 1) / blockNodes }
@@ -1058,9 +1096,8 @@ func (s *patternSet) bestSteps(path string) (hit, int) {
 		pn, pm = 0, meta[0]
 	}
 	n, pos := int32(0), 0
-	// Node n, and its block: the walk reads them once.
-	nd, bk := nodes[0], blocks[0]
 	for {
+		nd := nodes[n]
 		if nd.child&withWild != 0 {
 			k := s.wild.findWild(n, from)
 			from = k + 1
@@ -1084,12 +1121,16 @@ func (s *patternSet) bestSteps(path string) (hit, int) {
 		// are compared one by one (written out here, on the walk's
 		// path), more a word at a time.
 		b, c := path[pos], int32(-1)
-		lo := int32(bk.child + uint32(nd.child)>>nodeFlags)
-		next := bk.child // the block of node n+1, most often n's
-		if uint32(n+1)%blockNodes == 0 {
-			next = blocks[uint32(n+1)/blockNodes].child
+		lo, hi := int32(nd.child>>nodeFlags), int32(nodes[n+1].child>>nodeFlags)
+		if blocks != nil {
+			// Counted from their blocks: node n+1's is most often n's.
+			bk := blocks[uint32(n)/blockNodes].child
+			next := bk
+			if uint32(n+1)%blockNodes == 0 {
+				next = blocks[uint32(n+1)/blockNodes].child
+			}
+			lo, hi = lo+int32(bk), hi+int32(next)
 		}
-		hi := int32(next + uint32(nodes[n+1].child)>>nodeFlags)
 		if hi-lo > 8 {
 			c = s.edgeWide(lo, hi, b)
 		} else {
@@ -1104,13 +1145,15 @@ func (s *patternSet) bestSteps(path string) (hit, int) {
 			break
 		}
 		m := meta[c]
-		cn, cb := nodes[c], blocks[uint32(c)/blockNodes]
 		if tail := int(m & tailMask); tail > 0 {
 			rest := len(path) - pos - 1
 			if rest < tail {
 				break
 			}
-			off := int(cb.off) + int(cn.off)
+			off := int(nodes[c].off)
+			if blocks != nil {
+				off += int(blocks[uint32(c)/blockNodes].off)
+			}
 			if tail <= 8 && rest >= 8 && off+8 <= len(text) {
 				// A word of each, the octets past the tail shifted out.
 				x := binary.LittleEndian.Uint64([]byte(path[pos+1:pos+9])) ^ binary.LittleEndian.Uint64([]byte(text[off:off+8]))
@@ -1121,7 +1164,7 @@ func (s *patternSet) bestSteps(path string) (hit, int) {
 				break
 			}
 		}
-		n, nd, bk, pos = c, cn, cb, pos+1+int(m&tailMask)
+		n, pos = c, pos+1+int(m&tailMask)
 		if m&metaPlain != 0 {
 			pn, pm, pd = c, m, pos
 		}
@@ -1129,7 +1172,7 @@ func (s *patternSet) bestSteps(path string) (hit, int) {
 	// Each node after the root takes an octet of the path at least: the
 	// walk visited pos+1 nodes at most, which matched pos octets.
 	steps := wild.steps + 2*pos + 1
-	end := pos == len(path) && nd.child&withExact != 0
+	end := pos == len(path) && nodes[n].child&withExact != 0
 	if np == 0 && wwin.kind == noHit && !end {
 		// The common case: no rank to compare.
 		if pn < 0 {

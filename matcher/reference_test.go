@@ -211,6 +211,17 @@ func TestGroupSelectionAgainstReference(t *testing.T) {
 // pattern, a path it is a prefix of, and paths that part from it in its
 // tail or just past it.
 func TestLargeTrieAgainstReference(t *testing.T) {
+	for _, blocks := range []bool{false, true} {
+		t.Run(fmt.Sprintf("blocks=%v", blocks), func(t *testing.T) {
+			if blocks {
+				defer matcher.SetBlocksAlways()()
+			}
+			largeTrieAgainstReference(t)
+		})
+	}
+}
+
+func largeTrieAgainstReference(t *testing.T) {
 	const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"
 	rng := rand.New(rand.NewPCG(5, 6))
 	var b strings.Builder
