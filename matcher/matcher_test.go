@@ -582,14 +582,7 @@ func TestMatchDoesNotAllocate(t *testing.T) {
 // trie, beats a longer node's own: "/a*" outranks "/ab" by its octets
 // (RFC 9309 §2.2.2), and an Allow a Disallow of the same length.
 func TestWideTrieAgainstReference(t *testing.T) {
-	for _, blocks := range []bool{false, true} {
-		t.Run(fmt.Sprintf("blocks=%v", blocks), func(t *testing.T) {
-			if blocks {
-				defer matcher.SetBlocksAlways()()
-			}
-			wideTrieAgainstReference(t)
-		})
-	}
+	withAndWithoutBlocks(t, wideTrieAgainstReference)
 }
 
 func wideTrieAgainstReference(t *testing.T) {

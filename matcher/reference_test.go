@@ -211,12 +211,18 @@ func TestGroupSelectionAgainstReference(t *testing.T) {
 // pattern, a path it is a prefix of, and paths that part from it in its
 // tail or just past it.
 func TestLargeTrieAgainstReference(t *testing.T) {
+	withAndWithoutBlocks(t, largeTrieAgainstReference)
+}
+
+// withAndWithoutBlocks runs check on tries as they are compiled, and on
+// tries that all count their nodes from blocks, as a large one does.
+func withAndWithoutBlocks(t *testing.T, check func(t *testing.T)) {
 	for _, blocks := range []bool{false, true} {
 		t.Run(fmt.Sprintf("blocks=%v", blocks), func(t *testing.T) {
 			if blocks {
 				defer matcher.SetBlocksAlways()()
 			}
-			largeTrieAgainstReference(t)
+			check(t)
 		})
 	}
 }
