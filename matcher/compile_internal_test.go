@@ -84,7 +84,7 @@ func TestRadixNodesSplitsLongEdges(t *testing.T) {
 			b.WriteString("Disallow: " + k + "\n")
 		}
 		m := compile(parser.Parse([]byte(b.String())), -1, "bot")
-		require.Equal(t, want+1, m.trie.nodeCount(), "the nodes and the sentinel")
+		require.Equal(t, want+1, len(m.trie.nodes), "the nodes and the sentinel")
 		for _, k := range keys {
 			require.Equal(t, k, m.Match(k+"?q").Rule.Pattern)
 		}
@@ -106,7 +106,7 @@ func TestArraysSizedExactly(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	exact := func(t *testing.T, s *patternSet) {
 		t.Helper()
-		n := s.nodeCount()
+		n := len(s.nodes)
 		if s.blocks == nil {
 			assert.Less(t, n, directNodes, "a trie without blocks is small")
 		} else {
@@ -178,7 +178,7 @@ func TestKeepsReportedRules(t *testing.T) {
 	}
 	m := compile(parser.Parse([]byte(b.String())), -1)
 	once := compile(parser.Parse([]byte("User-agent: *\n"+rules)), -1)
-	assert.Equal(t, once.trie.nodeCount(), m.trie.nodeCount(), "a node per string")
+	assert.Equal(t, len(once.trie.nodes), len(m.trie.nodes), "a node per string")
 	assert.Len(t, m.trie.notes, len(once.trie.notes), "Allow: /a beats Disallow: /a (RFC 9309 §2.2.2)")
 	require.NotNil(t, m.trie.wild)
 	assert.Len(t, m.trie.wild.wild, 1, "the first Disallow: /b*c")

@@ -78,7 +78,7 @@ func (m *Matcher) TrieNodes() int {
 	if m.trie == nil {
 		return 0
 	}
-	return m.trie.nodeCount()
+	return len(m.trie.nodes)
 }
 
 // SetBlocksAlways makes every trie compiled until restore is called count
@@ -87,4 +87,13 @@ func SetBlocksAlways() (restore func()) {
 	old := directNodes
 	directNodes = 0
 	return func() { directNodes = old }
+}
+
+// firstChild returns the first child of node n, as the walk counts it.
+func (s *patternSet) firstChild(n int32) int32 {
+	c := int32(uint32(s.nodes[n].child) >> nodeFlags)
+	if s.blocks == nil {
+		return c
+	}
+	return int32(s.blocks[uint32(n)/blockNodes].child) + c
 }

@@ -72,26 +72,11 @@ type node struct {
 // children. A node of a large trie takes 4¼ bytes.
 type nodeBlock struct{ off, child uint32 }
 
-// blockShift is log2 of blockNodes, the nodes of a block.
-const (
-	blockShift = 5
-	blockNodes = 1 << blockShift
-)
-
-// firstChild returns the first child of node n.
-func (s *patternSet) firstChild(n int32) int32 {
-	c := int32(uint32(s.nodes[n].child) >> nodeFlags)
-	if s.blocks == nil {
-		return c
-	}
-	return int32(s.blocks[uint32(n)/blockNodes].child) + c
-}
+// blockNodes is the nodes of a block.
+const blockNodes = 32
 
 // flagsOf returns the flags of node n.
 func (s *patternSet) flagsOf(n int32) uint16 { return s.nodes[n].child & (1<<nodeFlags - 1) }
-
-// nodeCount returns the number of nodes of s, the sentinel included.
-func (s *patternSet) nodeCount() int { return len(s.nodes) }
 
 const (
 	withExact = 1 << iota // the node has an exact pattern, noted
