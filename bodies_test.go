@@ -9,11 +9,15 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/crawlkit/robots"
+	"github.com/crawlkit/robots/cache"
+	"github.com/crawlkit/robots/fetch"
+	"github.com/crawlkit/robots/internal/sharedtest"
 )
 
 // manySites answers the robots.txt of host "h<i>.example" with bodies[i],
@@ -93,4 +97,71 @@ func TestOnFetchKeepsItsBody(t *testing.T) {
 		require.NotNil(t, e.Result, "site %d", i)
 		assert.Equal(t, sites.bodies[i], e.Result.Body, "site %d", i)
 	}
+}
+
+// A Client whose cache keeps bodies with cache.SmallBodies answers as one
+// with FastBodies, exports the same files, compiles the same rules for the
+// Clients As makes, and keeps a refetched file unchanged as it held it;
+// over the real corpus it counts, and holds, less per authority.
+func TestSmallBodies(t *testing.T) {
+	files := sharedtest.CorpusSample(t, 10)
+	if len(files) == 0 {
+		return // CorpusSample said why
+	}
+	sites := &manySites{bodies: files}
+	clk := newClock()
+	clients := map[cache.BodyCodec]*robots.Client{}
+	for _, codec := range []cache.BodyCodec{cache.FastBodies, cache.SmallBodies} {
+		c, err := robots.New(robots.Options{UserAgent: "ExampleBot/1.0", HTTPClient: &http.Client{Transport: sites},
+			CacheBytes: 1 << 40, BodyCodec: codec, Now: clk.Now})
+		require.NoError(t, err)
+		clients[codec] = c
+	}
+	fast, small := clients[cache.FastBodies], clients[cache.SmallBodies]
+	ctx := context.Background()
+	paths := []string{"/", "/search?q=1", "/admin/", "/wp-admin/x.php", "/a/b/c.html"}
+	same := func(c1, c2 *robots.Client) {
+		t.Helper()
+		for i := range files {
+			for _, p := range paths {
+				u := fmt.Sprintf("https://h%d.example%s", i, p)
+				d1, err1 := c1.Check(ctx, u)
+				d2, err2 := c2.Check(ctx, u)
+				require.NoError(t, err1)
+				require.NoError(t, err2)
+				assert.Equal(t, d1, d2, "%s", u)
+			}
+		}
+	}
+	same(fast, small)
+	fastBytes, smallBytes := fast.Stats().Bytes, small.Stats().Bytes
+	t.Logf("%d corpus files: %d B per authority with FastBodies, %d with SmallBodies",
+		len(files), fastBytes/int64(len(files)), smallBytes/int64(len(files)))
+	assert.Less(t, smallBytes, fastBytes*95/100, "about 9% less on the corpus")
+
+	// Other agents' rules are compiled from the file kept.
+	fastOther, err := fast.As("OtherBot")
+	require.NoError(t, err)
+	smallOther, err := small.As("OtherBot")
+	require.NoError(t, err)
+	same(fastOther, smallOther)
+
+	var exported bytes.Buffer
+	require.NoError(t, small.Export(&exported))
+	for i, b := range files {
+		if len(b) > fetch.DefaultMaxBytes {
+			// The corpus's largest file is over the cap: its lines
+			// within it.
+			b = b[:bytes.LastIndexByte(b[:fetch.DefaultMaxBytes], '\n')+1]
+		}
+		assert.True(t, bytes.Contains(exported.Bytes(), b), "file %d exported whole", i)
+	}
+
+	// A day later every file is fetched again, unchanged: the body held is
+	// kept, in its codec.
+	held := small.Stats().Bytes // the rules of OtherBot included
+	clk.Advance(48 * time.Hour)
+	same(fast, small)
+	assert.Equal(t, uint64(2*len(files)), small.Stats().Fetches)
+	assert.Equal(t, held, small.Stats().Bytes, "the bodies refetched are held as they were")
 }

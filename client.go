@@ -106,6 +106,7 @@ func New(o Options) (*Client, error) {
 	}
 	c.cache = engine.New(engine.Config[*compiled]{
 		Bytes:      o.cacheBytes(),
+		Bodies:     o.BodyCodec,
 		Fleet:      o.Fleet,
 		MaxFetches: o.MaxConcurrentFetches,
 		Outages:    o.MaxOutages,

@@ -15,6 +15,7 @@ import (
 	"github.com/jimsmart/grobotstxt"
 
 	"github.com/crawlkit/robots"
+	"github.com/crawlkit/robots/cache"
 	"github.com/crawlkit/robots/internal/benchdata"
 )
 
@@ -62,55 +63,18 @@ func (s *corpusSite) RoundTrip(req *http.Request) (*http.Response, error) {
 // authority (Stats.Bytes) and the live heap it holds per authority. For
 // grobotstxt it is parsing the same bodies to answer the same question
 // once, keeping nothing: the floor a cold path is measured against.
+// bodies=small is robots with Options.BodyCodec cache.SmallBodies.
 func BenchmarkColdAuthority(b *testing.B) {
 	files, total, urls := corpusSites(b)
 	perAuthority := func(b *testing.B, d time.Duration) {
 		b.ReportMetric(float64(d.Microseconds())/float64(b.N*len(files)), "µs/authority")
 	}
 
-	b.Run("lib=robots", func(b *testing.B) {
-		site := &corpusSite{files: files, date: time.Now().UTC().Format(http.TimeFormat)}
-		ctx := context.Background()
-		fill := func(b *testing.B) *robots.Client {
-			rc, err := robots.New(robots.Options{
-				UserAgent:  "ExampleBot/1.0 (+https://example.com/bot)",
-				HTTPClient: &http.Client{Transport: site},
-				CacheBytes: 1 << 40, // keep every authority: their cost is the measure
-			})
-			if err != nil {
-				b.Fatal(err)
-			}
-			for _, u := range urls {
-				if _, err := rc.Allowed(ctx, u); err != nil {
-					b.Fatal(err)
-				}
-			}
-			if st := rc.Stats(); st.Entries != len(files) || st.Fetches != uint64(len(files)) {
-				b.Fatalf("%d entries after %d fetches, want %d of each", st.Entries, st.Fetches, len(files))
-			}
-			return rc
-		}
-		b.SetBytes(int64(total))
-		b.ReportAllocs()
-		var inLoop time.Duration
-		for b.Loop() {
-			t0 := time.Now()
-			fill(b)
-			inLoop += time.Since(t0)
-		}
-		perAuthority(b, inLoop)
-		// What a Client holds is measured on a pass of its own, outside
-		// the timed ones: the collections that measure the heap would
-		// empty the pools that a crawl keeps in use, and grobotstxt's
-		// passes run without them.
-		b.StopTimer()
-		before := liveHeap()
-		rc := fill(b)
-		counted, heap := rc.Stats().Bytes, liveHeap()-before
-		runtime.KeepAlive(rc)
-		b.ReportMetric(float64(counted)/float64(len(files)), "B/authority")
-		b.ReportMetric(float64(heap)/float64(len(files)), "heap-B/authority")
-	})
+	robotsCold := func(codec cache.BodyCodec) func(b *testing.B) {
+		return func(b *testing.B) { coldRobots(b, codec, files, total, urls, perAuthority) }
+	}
+	b.Run("lib=robots", robotsCold(cache.FastBodies))
+	b.Run("bodies=small/lib=robots", robotsCold(cache.SmallBodies))
 
 	b.Run("lib=grobotstxt", func(b *testing.B) {
 		strs := make([]string, len(files))
@@ -129,6 +93,53 @@ func BenchmarkColdAuthority(b *testing.B) {
 		}
 		perAuthority(b, inLoop)
 	})
+}
+
+// coldRobots is BenchmarkColdAuthority for robots, its bodies kept with
+// codec.
+func coldRobots(b *testing.B, codec cache.BodyCodec, files [][]byte, total int, urls []string, perAuthority func(*testing.B, time.Duration)) {
+	site := &corpusSite{files: files, date: time.Now().UTC().Format(http.TimeFormat)}
+	ctx := context.Background()
+	fill := func(b *testing.B) *robots.Client {
+		rc, err := robots.New(robots.Options{
+			UserAgent:  "ExampleBot/1.0 (+https://example.com/bot)",
+			HTTPClient: &http.Client{Transport: site},
+			CacheBytes: 1 << 40, // keep every authority: their cost is the measure
+			BodyCodec:  codec,
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, u := range urls {
+			if _, err := rc.Allowed(ctx, u); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if st := rc.Stats(); st.Entries != len(files) || st.Fetches != uint64(len(files)) {
+			b.Fatalf("%d entries after %d fetches, want %d of each", st.Entries, st.Fetches, len(files))
+		}
+		return rc
+	}
+	b.SetBytes(int64(total))
+	b.ReportAllocs()
+	var inLoop time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		fill(b)
+		inLoop += time.Since(t0)
+	}
+	perAuthority(b, inLoop)
+	// What a Client holds is measured on a pass of its own, outside
+	// the timed ones: the collections that measure the heap would
+	// empty the pools that a crawl keeps in use, and grobotstxt's
+	// passes run without them.
+	b.StopTimer()
+	before := liveHeap()
+	rc := fill(b)
+	counted, heap := rc.Stats().Bytes, liveHeap()-before
+	runtime.KeepAlive(rc)
+	b.ReportMetric(float64(counted)/float64(len(files)), "B/authority")
+	b.ReportMetric(float64(heap)/float64(len(files)), "heap-B/authority")
 }
 
 // BenchmarkRefreshAuthority is a crawl's daily refresh: every corpus

@@ -3,13 +3,18 @@ package cache
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"math"
 	"net/http"
+	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"unsafe"
 
 	"github.com/klauspost/compress/s2"
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/crawlkit/robots/fetch"
 )
@@ -20,15 +25,34 @@ import (
 // real-world corpus that is a third of the body's bytes, and a tenth of the
 // headers' (README, "Performance").
 //
-// A compact Record holds its headers and body in one string, z: the length
-// of the packed headers as a uvarint, the headers (each value as the index
-// of its name in KeptHeaders, a uvarint length and the value), then the
-// body in s2's block format (chosen for the speed of a cold path: about
-// 1 GB/s where zstd's fastest level does 240 MB/s and flate's 115 MB/s, for
-// 30% more bytes than zstd). Body and Header are nil. One string rather
-// than two fields keeps a Record at 240 bytes, a size class of the
-// allocator, and a compact record in two allocations. The methods of this
-// package read either form.
+// A compact Record holds its headers and body in one string, z: a uvarint,
+// the length of the packed headers times two, plus one when the body is
+// zstd's; the headers (each value as the index of its name in KeptHeaders,
+// a uvarint length and the value); then the body, compressed as its
+// BodyCodec says. Body and Header are nil. One string rather than two
+// fields keeps a Record at 240 bytes, a size class of the allocator, and a
+// compact record in two allocations. The methods of this package read
+// either form, and compact bodies of either codec.
+
+// BodyCodec is how a compact record compresses its body. The codec is kept
+// with the body: records of both codecs may be mixed.
+type BodyCodec uint8
+
+const (
+	// FastBodies compresses with s2's block format, chosen for the speed
+	// of a cold path: about 1 GB/s, a body in 30% of its bytes on the
+	// real-world corpus (983 B for a mean of 3,230).
+	FastBodies BodyCodec = iota
+	// SmallBodies compresses with zstd's fastest level: a body in 21% of
+	// its bytes on the corpus (666 B), for about 10 µs more per body
+	// (about 4 times s2's time), and a little more to read it back. For a
+	// cache that keeps millions of records for hours, whose memory counts
+	// for more than a few microseconds of each fetch.
+	SmallBodies
+)
+
+// codecBit holds, in the uvarint that begins z, the codec of the body.
+const codecBit = 1
 
 // Compact returns a copy of r, and of its good copy, that holds its body and
 // headers in less memory: Body and Header are nil in it, and File and
@@ -36,35 +60,42 @@ import (
 // so that compacting twice gives the record compacted once. Set Body or
 // Header on a compact record only to replace them: a field that is set is
 // what every method reads.
-func (r *Record) Compact() *Record {
+//
+// The body is compressed with FastBodies; see CompactWith for the other.
+func (r *Record) Compact() *Record { return r.compactAs(FastBodies) }
+
+func (r *Record) compactAs(codec BodyCodec) *Record {
 	if r == nil {
 		return nil
 	}
-	g := r.Good.Compact()
+	g := r.Good.compactAs(codec)
 	if len(r.Body) == 0 && len(r.Header) == 0 && g == r.Good {
 		return r
 	}
 	c := *r
 	if len(r.Body) > 0 {
-		c.z = r.compress()
+		c.z = r.compress(codec)
 	} else {
-		c.z = pack(r.packedHeader(), r.zbody())
+		body, codec := r.zbody()
+		c.z = pack(r.packedHeader(), body, codec)
 	}
 	c.Body, c.Header, c.Good = nil, nil, g
 	return &c
 }
 
-// CompactWith is Compact, but a body that held holds compact already (the
-// file fetched again, unchanged) is taken from held rather than compressed
-// again: a refetch of an unchanged file costs a decompression and a
-// comparison instead of a compression.
-func (r *Record) CompactWith(held *Record) *Record {
+// CompactWith is Compact, with the body compressed by codec, but a body
+// that held holds compact already (the file fetched again, unchanged) is
+// taken from held, in its codec, rather than compressed again: a refetch
+// of an unchanged file costs a decompression and a comparison instead of a
+// compression.
+func (r *Record) CompactWith(held *Record, codec BodyCodec) *Record {
 	if r == nil || held == nil || len(r.Body) == 0 || held.bodyAsField() || !r.SameBody(held) {
-		return r.Compact()
+		return r.compactAs(codec)
 	}
 	c := *r
-	c.z = pack(r.packedHeader(), held.zbody())
-	c.Body, c.Header, c.Good = nil, nil, r.Good.Compact()
+	body, codec := held.zbody()
+	c.z = pack(r.packedHeader(), body, codec)
+	c.Body, c.Header, c.Good = nil, nil, r.Good.compactAs(codec)
 	return &c
 }
 
@@ -87,7 +118,8 @@ func (r *Record) Expand() *Record {
 func (r *Record) WithHeader(header http.Header) *Record {
 	c := *r
 	if r.compact() {
-		c.z, c.Header = pack(packHeader(header), r.zbody()), nil
+		body, codec := r.zbody()
+		c.z, c.Header = pack(packHeader(header), body, codec), nil
 	} else {
 		c.Header = header
 	}
@@ -107,24 +139,30 @@ func (r *Record) SameBody(o *Record) bool {
 	case ra && oa:
 		return len(r.Body) > 0 && bytes.Equal(r.Body, o.Body)
 	case !ra && !oa:
-		// This process compressed both: equal bodies are equal blocks.
-		return bytes.Equal(r.zbody(), o.zbody())
+		rb, rc := r.zbody()
+		ob, oc := o.zbody()
+		if rc == oc {
+			// This process compressed both, with one codec: equal
+			// bodies are equal blocks.
+			return bytes.Equal(rb, ob)
+		}
+		if r.BodyLen() != o.BodyLen() {
+			return false
+		}
+		return bytes.Equal(r.File(), o.File()) // of two codecs: rare
 	case ra:
 		r, o = o, r
 	}
 	// r is compact, o holds its Body as a field: decompress r only when
 	// the lengths agree, into scratch memory.
-	n, err := s2.DecodedLen(r.zbody())
-	if err != nil || n != len(o.Body) {
+	body, codec := r.zbody()
+	n := decodedLen(body, codec)
+	if n != len(o.Body) {
 		return false
 	}
 	buf := getScratch(n)
 	defer putScratch(buf)
-	b, err := s2.Decode((*buf)[:n], r.zbody())
-	if err != nil {
-		panic(corrupt(err))
-	}
-	return bytes.Equal(b, o.Body)
+	return bytes.Equal(decode((*buf)[:0], body, codec), o.Body)
 }
 
 // File returns the body of r, compact or not: Body when it is set, else,
@@ -133,7 +171,8 @@ func (r *Record) File() []byte {
 	if r.bodyAsField() {
 		return r.Body
 	}
-	return decompress(r.zbody())
+	body, codec := r.zbody()
+	return decode(make([]byte, 0, decodedLen(body, codec)), body, codec)
 }
 
 // BodyLen returns the length of the body of r, compact or not.
@@ -144,11 +183,7 @@ func (r *Record) BodyLen() int {
 	if r.bodyAsField() {
 		return len(r.Body)
 	}
-	n, err := s2.DecodedLen(r.zbody())
-	if err != nil {
-		panic(corrupt(err))
-	}
-	return n
+	return decodedLen(r.zbody())
 }
 
 // Headers returns the kept headers of r, compact or not: Header when it is
@@ -181,7 +216,10 @@ func (r *Record) compact() bool { return r.z != "" }
 
 // bodyAsField and headerAsField report whether r holds its body, or its
 // headers, in its field: it is not compact, or the field was set since.
-func (r *Record) bodyAsField() bool   { return len(r.Body) > 0 || len(r.zbody()) == 0 }
+func (r *Record) bodyAsField() bool {
+	body, _ := r.zbody()
+	return len(r.Body) > 0 || len(body) == 0
+}
 func (r *Record) headerAsField() bool { return r.Header != nil || len(r.zheader()) == 0 }
 
 // packedHeader returns r's kept headers packed: Header when it is set (it
@@ -195,28 +233,31 @@ func (r *Record) packedHeader() []byte {
 
 // zheader and zbody return the packed headers and the compressed body of a
 // compact record, in z's memory, which nothing writes; empty for others.
+// zbody also returns the codec of the body.
 func (r *Record) zheader() []byte {
 	z := unsafe.Slice(unsafe.StringData(r.z), len(r.z))
 	n, i := binary.Uvarint(z)
-	return z[i : i+int(n)]
+	return z[i : i+int(n>>1)]
 }
 
-func (r *Record) zbody() []byte {
+func (r *Record) zbody() ([]byte, BodyCodec) {
 	z := unsafe.Slice(unsafe.StringData(r.z), len(r.z))
 	n, i := binary.Uvarint(z)
-	return z[i+int(n):]
+	return z[i+int(n>>1):], BodyCodec(n & codecBit)
 }
 
 // pack returns the z of a compact record of the packed headers header and
-// the compressed body body; "" when both are empty. A string, 8 bytes less
-// than a slice in every Record. (A strings.Builder, whose memory is not
-// zeroed before it is written: a cold site's z is its largest allocation.)
-func pack(header, body []byte) string {
+// the body compressed by codec; "" when both are empty. A string, 8 bytes
+// less than a slice in every Record. (A strings.Builder, whose memory is
+// not zeroed before it is written: a cold site's z is its largest
+// allocation.)
+func pack(header, body []byte, codec BodyCodec) string {
 	if len(header) == 0 && len(body) == 0 {
 		return ""
 	}
+	lead := uint64(len(header))<<1 | uint64(codec)&codecBit
 	var n [binary.MaxVarintLen64]byte
-	hn := binary.PutUvarint(n[:], uint64(len(header)))
+	hn := binary.PutUvarint(n[:], lead)
 	var z strings.Builder
 	z.Grow(hn + len(header) + len(body))
 	z.Write(n[:hn])
@@ -238,10 +279,9 @@ var scratch = sync.Pool{New: func() any { return new([]byte) }}
 var keptScratch = s2.MaxEncodedLen(fetch.DefaultMaxBytes+1) + 4<<10
 
 // compress returns the z of a compact copy of r: its kept headers packed,
-// and its Body, compressed in s2's block format, in a string of its own
-// size. The headers and the body are built in a scratch buffer and copied
-// once.
-func (r *Record) compress() string {
+// and its Body, compressed by codec, in a string of its own size. The
+// headers and the body are built in a scratch buffer and copied once.
+func (r *Record) compress(codec BodyCodec) string {
 	buf := scratch.Get().(*[]byte)
 	defer putScratch(buf)
 	b := (*buf)[:0]
@@ -251,12 +291,89 @@ func (r *Record) compress() string {
 		b = append(b, r.zheader()...)
 	}
 	header := len(b)
+	// Room for either codec: s2's bound is the larger.
 	if n := header + s2.MaxEncodedLen(len(r.Body)); cap(b) < n {
 		b = append(make([]byte, 0, max(n, min(2*cap(b), keptScratch))), b...)
 		*buf = b
 	}
-	body := s2.Encode(b[header:cap(b)], r.Body)
-	return pack(b[:header], body)
+	var body []byte
+	if codec == SmallBodies {
+		body = binary.AppendUvarint(b[header:header], uint64(len(r.Body)))
+		body = zstdCodec().enc.EncodeAll(r.Body, body)
+	} else {
+		codec, body = FastBodies, s2.Encode(b[header:cap(b)], r.Body)
+	}
+	return pack(b[:header], body, codec)
+}
+
+// zstdCodec returns the encoder and decoder of SmallBodies, made the first
+// time a record asks for them: a process that compacts with FastBodies
+// alone never does. Both are safe for concurrent use; each runs up to
+// zstdConcurrency calls at once, and holds memory for them: about 0.8 MB
+// per encoder (a window of zstdWindow), 50 KB per decoder.
+var zstdCodec = sync.OnceValue(func() (c struct {
+	enc *zstd.Encoder
+	dec *zstd.Decoder
+}) {
+	n := min(runtime.GOMAXPROCS(0), zstdConcurrency)
+	var err error
+	c.enc, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderCRC(false),
+		zstd.WithWindowSize(zstdWindow), zstd.WithLowerEncoderMem(true), zstd.WithZeroFrames(true),
+		zstd.WithEncoderConcurrency(n))
+	if err == nil {
+		c.dec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(n), zstd.WithDecoderLowmem(true))
+	}
+	if err != nil {
+		panic(fmt.Errorf("cache: zstd: %w", err)) // constant options: cannot fail
+	}
+	return c
+})
+
+// zstdConcurrency bounds the zstd compressions, and decompressions, that
+// run at once: four compress about 800 MB of files a second, more than a
+// process fetches. zstdWindow is the window of its compression: the real
+// corpus compresses as well with it as with 8 MiB (664 B per file), in a
+// fifth of the encoder's memory.
+const (
+	zstdConcurrency = 4
+	zstdWindow      = 256 << 10
+)
+
+// decodedLen returns the length of what body, compressed by codec,
+// decodes to: a zstd body begins with it as a uvarint, as an s2 block does.
+func decodedLen(body []byte, codec BodyCodec) int {
+	if codec == SmallBodies {
+		n, i := binary.Uvarint(body)
+		if i <= 0 || n > math.MaxInt32 {
+			panic(corrupt(errors.New("no length")))
+		}
+		return int(n)
+	}
+	n, err := s2.DecodedLen(body)
+	if err != nil {
+		panic(corrupt(err))
+	}
+	return n
+}
+
+// decode appends what compress made body of to dst. body is this package's
+// own output, held in memory: should it not decode, the memory was
+// corrupted, and nothing could be trusted to answer with.
+func decode(dst, body []byte, codec BodyCodec) []byte {
+	n := decodedLen(body, codec)
+	dst = slices.Grow(dst, n)
+	if codec == SmallBodies {
+		_, i := binary.Uvarint(body)
+		b, err := zstdCodec().dec.DecodeAll(body[i:], dst)
+		if err != nil || len(b) != len(dst)+n {
+			panic(corrupt(fmt.Errorf("zstd gave %d octets of %d: %v", len(b)-len(dst), n, err)))
+		}
+		return b
+	}
+	if _, err := s2.Decode(dst[len(dst):len(dst)+n], body); err != nil {
+		panic(corrupt(err))
+	}
+	return dst[:len(dst)+n]
 }
 
 // getScratch returns a scratch buffer of at least n bytes, for putScratch.
@@ -274,20 +391,6 @@ func putScratch(buf *[]byte) {
 	if cap(*buf) <= keptScratch {
 		scratch.Put(buf)
 	}
-}
-
-// decompress returns what compress made z of. z is this package's own
-// output, held in memory: should it not decode, the memory was corrupted,
-// and nothing could be trusted to answer with.
-func decompress(z []byte) []byte {
-	n, err := s2.DecodedLen(z)
-	if err == nil {
-		var b []byte
-		if b, err = s2.Decode(make([]byte, n), z); err == nil {
-			return b
-		}
-	}
-	panic(corrupt(err))
 }
 
 func corrupt(err error) error {

@@ -101,6 +101,10 @@ type Config[V Sizer] struct {
 	// it fetches; zero means DefaultLease.
 	Lease time.Duration
 
+	// Bodies is how the entries' records compress their bodies
+	// (cache.Record.CompactWith).
+	Bodies cache.BodyCodec
+
 	// MaxBody is the largest body accepted in a record from outside the
 	// process (a fleet, Seed): the body cap of this process's fetches. Zero
 	// means cache.MaxBodyBytes.
@@ -544,7 +548,7 @@ func (c *Cache[V]) derive(rec *cache.Record, held *Entry[V]) (e *Entry[V], err e
 	if held != nil {
 		like = held.Record.GoodCopy()
 	}
-	stored := rec.CompactWith(like)
+	stored := rec.CompactWith(like, c.cfg.Bodies)
 	if stored.SameBody(like) {
 		// The file held, fetched again: derived from the compact copy,
 		// which shares its body, what was derived of it is found again
