@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/crawlkit/robots/cache"
 	"github.com/crawlkit/robots/matcher"
 	"github.com/crawlkit/robots/parser"
 )
@@ -186,31 +185,32 @@ func (vs *views) add(set agentSet, m *matcher.Matcher, limit int64) bool {
 	return true
 }
 
-// matcherOf returns the rules of v, compiled from the good record file and
+// matcherOf returns the rules of v, compiled from the good record src and
 // held for the authority key, for c's agents; nil when v has none (its
 // verdict is not Rules). It inlines, so that the Options' agents pay
 // nothing for others'.
-func (c *Client) matcherOf(key string, v *compiled, file *cache.Record) *matcher.Matcher {
+func (c *Client) matcherOf(key string, v *compiled, src source) *matcher.Matcher {
 	if c.set == "" || v.rules == nil {
 		return v.rules
 	}
-	return c.viewOf(key, v, file)
+	return c.viewOf(key, v, src)
 }
 
-// viewOf returns the rules of v, compiled from file and held for the
+// viewOf returns the rules of v, compiled from src and held for the
 // authority key, for c's agents, which are not the Options'.
-func (c *Client) viewOf(key string, v *compiled, file *cache.Record) *matcher.Matcher {
+func (c *Client) viewOf(key string, v *compiled, src source) *matcher.Matcher {
 	if m := v.views.Load().find(c.set); m != nil {
 		return m
 	}
-	return c.compileView(key, v, file)
+	return c.compileView(key, v, src)
 }
 
-// compileView compiles file for c's agents and keeps the rules beside v,
-// its compiled form for the Options' agents, growing v through the cache,
-// which counts them against its budget. Concurrent callers for one file
-// wait for each other: a set compiles once however many ask.
-func (c *Client) compileView(key string, v *compiled, file *cache.Record) *matcher.Matcher {
+// compileView compiles the file of src for c's agents and keeps the rules
+// beside v, its compiled form for the Options' agents, growing v through
+// the cache, which counts them against its budget. Concurrent callers for
+// one file wait for each other: a set compiles once however many ask.
+func (c *Client) compileView(key string, v *compiled, src source) *matcher.Matcher {
+	file := src.fields()
 	if file.BodyLen() == 0 {
 		return v.rules // an empty file has no groups: the same answer for every agent
 	}

@@ -58,7 +58,7 @@ func (c *core) derive(rec *cache.Record, held *entry) *compiled {
 	var prev *compiled
 	var prevFile *cache.Record
 	if held != nil {
-		prev, prevFile = held.Value.goodCopy(), held.Record.GoodCopy()
+		prev, prevFile = held.Value.goodCopy(), held.Record().GoodCopy()
 	}
 	g := rec.GoodCopy()
 	var gc *compiled
@@ -143,20 +143,35 @@ func (i instant) time() time.Time {
 // it comes from; for an outage, what the engine's outage policy says: the
 // good copy, for the whole outage, or, with none, nothing and the blanket
 // reason (disallow, and after UnreachableAllowAfter allow).
-func (c *core) basis(e *entry, now instant) (v *compiled, src *cache.Record, blanket Reason) {
-	rec := e.Record
-	if !rec.Unreachable() {
-		return e.Value, rec, 0
+func (c *core) basis(e *entry, now instant) (v *compiled, src source, blanket Reason) {
+	rec := e.Held.Outage()
+	if rec == nil {
+		return e.Value, source{e: e}, 0
 	}
 	switch c.policy.Outage(rec, now.time) {
 	case engine.FromCopy:
 		if e.Value.good != nil { // derive compiles every good copy
-			return e.Value.good, rec.Good, 0
+			return e.Value.good, source{e: e, good: rec.Good}, 0
 		}
 	case engine.AllowAll:
-		return nil, rec, UnreachableTooLong
+		return nil, source{e: e}, UnreachableTooLong
 	}
-	return nil, rec, Unreachable
+	return nil, source{e: e}, Unreachable
+}
+
+// source is the record an answer comes from: the entry's own, or, during
+// an outage, its good copy.
+type source struct {
+	e    *entry
+	good *cache.Record // the good copy answered from; nil: e's own record
+}
+
+// fields returns the source's record as a value, without allocating.
+func (s source) fields() cache.Record {
+	if s.good != nil {
+		return *s.good
+	}
+	return s.e.Held.Fields()
 }
 
 // fromMatcher maps the matcher's reasons to a Decision's.
@@ -187,16 +202,21 @@ func (c *Client) allowed(key string, e *entry, path string, now instant) bool {
 // decide is allowed, explained.
 func (c *Client) decide(key string, e *entry, path string, now instant) Decision {
 	v, src, blanket := c.basis(e, now)
+	own := e.Held.Fields()
+	rec := &own
+	if src.good != nil {
+		rec = src.good
+	}
 	d := Decision{
-		Stale:            src != e.Record,
-		RobotsURL:        src.URL,
-		FinalURL:         src.FinalURL,
-		Redirects:        slices.Clone(src.Redirects), // the cache's are not the caller's to change
-		StatusCode:       src.StatusCode,
-		Outcome:          src.Outcome,
-		FetchedAt:        src.FetchedAt,
-		FreshUntil:       e.Record.FreshUntil,
-		UnreachableSince: e.Record.UnreachableSince,
+		Stale:            src.good != nil,
+		RobotsURL:        rec.URL,
+		FinalURL:         rec.FinalURL,
+		Redirects:        slices.Clone(rec.Redirects), // the cache's are not the caller's to change
+		StatusCode:       rec.StatusCode,
+		Outcome:          rec.Outcome,
+		FetchedAt:        rec.FetchedAt,
+		FreshUntil:       own.FreshUntil,
+		UnreachableSince: own.UnreachableSince,
 	}
 	robotsTxt := urlpath.IsRobotsTxt(path)
 	if robotsTxt {

@@ -207,9 +207,13 @@ func (c *Client) CrawlDelay(ctx context.Context, rawURL string) (time.Duration, 
 // Sitemaps returns the Sitemap URLs of rawURL's authority's robots.txt, in
 // file order, each once; none when there is no file.
 func (c *Client) Sitemaps(ctx context.Context, rawURL string) ([]string, error) {
-	file, _, err := c.rules(ctx, "sitemaps", rawURL)
-	if err != nil || file.BodyLen() == 0 {
+	src, _, err := c.rules(ctx, "sitemaps", rawURL)
+	if err != nil || src.e == nil {
 		return nil, err
+	}
+	file := src.fields()
+	if file.BodyLen() == 0 {
+		return nil, nil
 	}
 	// The file is read again: a crawler asks once per site, and keeping
 	// the list would cost every authority held about 400 bytes on the real
@@ -227,23 +231,23 @@ func (c *Client) Sitemaps(ctx context.Context, rawURL string) ([]string, error) 
 }
 
 // rules returns the good record that answers for rawURL's authority now,
-// nil when none does, and its rules for c's agents, nil when it has none
-// (its verdict is not Rules).
-func (c *Client) rules(ctx context.Context, op, rawURL string) (*cache.Record, *matcher.Matcher, error) {
+// with no entry when none does, and its rules for c's agents, nil when it
+// has none (its verdict is not Rules).
+func (c *Client) rules(ctx context.Context, op, rawURL string) (source, *matcher.Matcher, error) {
 	if !c.made() {
-		return nil, nil, newError(op, rawURL, errNotNew)
+		return source{}, nil, newError(op, rawURL, errNotNew)
 	}
 	key, _, err := c.keys.Split(rawURL)
 	if err != nil {
-		return nil, nil, invalidURL(op, rawURL, err)
+		return source{}, nil, invalidURL(op, rawURL, err)
 	}
 	e, _, now, err := c.lookup(ctx, key)
 	if err != nil {
-		return nil, nil, newError(op, rawURL, err)
+		return source{}, nil, newError(op, rawURL, err)
 	}
 	v, src, _ := c.basis(e, now)
 	if v == nil {
-		return nil, nil, nil
+		return source{}, nil, nil
 	}
 	return src, c.matcherOf(key, v, src), nil
 }

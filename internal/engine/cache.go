@@ -214,7 +214,7 @@ func New[V Sizer](cfg Config[V]) *Cache[V] {
 	// The good copies of outages count in the budget, and outlive the
 	// eviction of their entries.
 	c.local.others = &c.outages.copyBytes
-	c.local.spill = func(key string, e *Entry[V]) { c.outages.adopt(key, e.Record) }
+	c.local.spill = func(key string, e *Entry[V]) { c.outages.adopt(key, e.Held.Outage()) }
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
@@ -231,7 +231,7 @@ func New[V Sizer](cfg Config[V]) *Cache[V] {
 func (c *Cache[V]) Lookup(ctx context.Context, key string) (*Entry[V], Served, time.Time, error) {
 	now := c.cfg.Now()
 	e, ok := c.local.get(key)
-	if ok && e.Record.Fresh(now) {
+	if ok && e.freshAt(now) {
 		return e, Hit, now, nil
 	}
 	return c.miss(ctx, key, e, now)
@@ -271,7 +271,7 @@ func (c *Cache[V]) miss(ctx context.Context, key string, held *Entry[V], now tim
 		if err := ctx.Err(); err != nil {
 			return nil, 0, now, err // no fetch for a caller already gone
 		}
-		stale := held != nil && servable(held.Record, now)
+		stale := held != nil && servable(held.Held.Outage() != nil, held.Held.FetchedAt(), now)
 		fl, fresh, waiting, run := c.join(key, now, stale, ctx.Done() == nil)
 		switch {
 		case fresh != nil:
@@ -293,12 +293,13 @@ func (c *Cache[V]) miss(ctx context.Context, key string, held *Entry[V], now tim
 	}
 }
 
-// servable reports whether r may answer past its freshness while it is
-// refreshed: it is at most freshness.DefaultLifetime old (RFC 9309 §2.4: a
-// crawler should not use a cached robots.txt for more than 24 hours), or it
-// stands for an outage, which keeps its answer until the authority answers.
-func servable(r *cache.Record, now time.Time) bool {
-	return r.Unreachable() || now.Sub(r.FetchedAt) <= freshness.DefaultLifetime
+// servable reports whether a record fetched at fetchedAt may answer past
+// its freshness while it is refreshed: it is at most
+// freshness.DefaultLifetime old (RFC 9309 §2.4: a crawler should not use a
+// cached robots.txt for more than 24 hours), or it stands for an outage
+// (unreachable), which keeps its answer until the authority answers.
+func servable(unreachable bool, fetchedAt, now time.Time) bool {
+	return unreachable || now.Sub(fetchedAt) <= freshness.DefaultLifetime
 }
 
 // join returns key's current flight, starting one if none runs, and
@@ -319,15 +320,15 @@ func (c *Cache[V]) join(key string, now time.Time, stale, inline bool) (fl *flig
 		return fl, nil, c.await(fl, now, stale), false
 	}
 	held, ok := c.local.get(key)
-	if ok && held.Record.Fresh(now) {
+	if ok && held.freshAt(now) {
 		return nil, held, false, false
 	}
 	// A copy: the key is kept with what the flight stores, and the caller's
 	// may point into a URL of up to 8 KiB. A refresh takes the one the
 	// local tier is keyed by, so that its record and the tier share it.
 	var k string
-	if ok && held.Record.Authority == key {
-		k = held.Record.Authority
+	if a := held.authority(); ok && a == key {
+		k = a
 	} else {
 		k = strings.Clone(key)
 	}
@@ -391,7 +392,7 @@ func (c *Cache[V]) run(fl *flight[V]) {
 	// A flight that ended while this one was being set up, or queued, may
 	// have stored a fresh entry already.
 	held, _ := c.local.get(fl.key)
-	if held != nil && held.Record.Fresh(c.cfg.Now()) {
+	if held != nil && held.freshAt(c.cfg.Now()) {
 		c.releaseSlot(fl)
 		c.mu.Lock()
 		c.flights.CompareAndDelete(fl.key, fl)
@@ -402,7 +403,7 @@ func (c *Cache[V]) run(fl *flight[V]) {
 	}
 	var heldRec *cache.Record
 	if held != nil {
-		heldRec = held.Record
+		heldRec = held.Record()
 	} else if o, ok := c.outages.get(fl.key); ok {
 		heldRec = o.Record()
 	}
@@ -438,7 +439,7 @@ func (c *Cache[V]) run(fl *flight[V]) {
 		} else {
 			// What was stored, which owns its memory (rec's body is the
 			// fetch's), expanded: a Fleet reads Body and Header.
-			c.share(fl, e.Record.Expand())
+			c.share(fl, e.Record().Expand())
 		}
 		c.shared(fl.lease)
 	}
@@ -498,7 +499,7 @@ func (c *Cache[V]) commit(fl *flight[V], e *Entry[V], final bool) bool {
 // did not (e alone is larger than its room), the politeness tier keeps the
 // record's good copy, if any.
 func (c *Cache[V]) store(key string, e *Entry[V]) bool {
-	return c.local.put(key, e, func(kept bool) { c.outages.note(key, e.Record, !kept) })
+	return c.local.put(key, e, func(kept bool) { c.outages.note(key, e.Held.Outage(), !kept) })
 }
 
 // keep stores e, made from the outage o alone, unless something has come
@@ -546,7 +547,7 @@ func (c *Cache[V]) derive(rec *cache.Record, held *Entry[V]) (e *Entry[V], err e
 	}()
 	var like *cache.Record
 	if held != nil {
-		like = held.Record.GoodCopy()
+		like = held.Record().GoodCopy()
 	}
 	stored := rec.CompactWith(like, c.cfg.Bodies)
 	if stored.SameBody(like) {
@@ -556,7 +557,7 @@ func (c *Cache[V]) derive(rec *cache.Record, held *Entry[V]) (e *Entry[V], err e
 		rec = stored
 	}
 	v := c.cfg.Derive(rec, held)
-	return &Entry[V]{Record: stored, Value: v, fresh: deadlineOf(stored.FreshUntil)}, nil
+	return newEntry(stored, v), nil
 }
 
 // contain runs fn, containing a panic.
@@ -574,7 +575,7 @@ func (c *Cache[V]) contain(what, key string, fn func()) {
 // the record of its outage; nil when there is none.
 func (c *Cache[V]) Held(key string) *cache.Record {
 	if e, ok := c.local.get(key); ok {
-		return e.Record
+		return e.Record()
 	}
 	if o, ok := c.outages.get(key); ok {
 		return o.Record()

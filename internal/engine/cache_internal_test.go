@@ -83,7 +83,7 @@ func TestKeysAreCopied(t *testing.T) {
 	require.Len(t, keys, 2)
 	for i, k := range keys {
 		assert.False(t, within(k), "the key %q points into the caller's URL", k)
-		assert.False(t, within(entries[i].Record.Authority), "the record's authority %q points into the caller's URL", k)
+		assert.False(t, within(entries[i].Record().Authority), "the record's authority %q points into the caller's URL", k)
 	}
 }
 
@@ -103,12 +103,12 @@ func TestRefreshEndingMeanwhileAnswers(t *testing.T) {
 	}
 	require.NoError(t, c.put(key, rec(now.Add(-2*time.Hour))))
 	seen, _ := c.local.get(key) // what Lookup saw: expired
-	require.False(t, seen.Record.Fresh(now))
+	require.False(t, seen.Record().Fresh(now))
 	require.NoError(t, c.put(key, rec(now))) // the refresh ends and stores
 	e, served, _, err := c.miss(context.Background(), key, seen, now)
 	require.NoError(t, err)
 	assert.Equal(t, Hit, served)
-	assert.True(t, e.Record.Fresh(now))
+	assert.True(t, e.Record().Fresh(now))
 	_, ok := c.flights.Load(key)
 	assert.False(t, ok, "no flight begun, so no fetch")
 	assert.Zero(t, c.Stats().Panics, "no fetch was made")
@@ -122,7 +122,7 @@ func TestCacheGrow(t *testing.T) {
 	rec := func(k string) *cache.Record {
 		return &cache.Record{Authority: k, Class: status.Success, FetchedAt: now, FreshUntil: now.Add(time.Hour)}
 	}
-	one := sizeOf("https://a.example", &Entry[*growing]{Record: rec("https://a.example"), Value: &growing{}})
+	one := sizeOf("https://a.example", &Entry[*growing]{Held: cache.Hold(rec("https://a.example")), Value: &growing{}})
 	c := New(Config[*growing]{
 		Bytes: 2*one + one/2, Grace: time.Second, Now: func() time.Time { return now },
 		Fetch: func(context.Context, string, *cache.Record) (*cache.Record, func()) { panic("no fetch in this test") },
@@ -386,7 +386,7 @@ func TestCopyHeldOnce(t *testing.T) {
 		o, _ := c.outages.get(k)
 		e, held := c.local.get(k)
 		c.mu.Unlock()
-		if o.Good != nil && held && e.Record.Good == o.Good {
+		if o.Good != nil && held && e.Record().Good == o.Good {
 			t.Fatalf("after %d stores: the copy is held by the entry and by the table", i+1)
 		}
 	}

@@ -343,7 +343,7 @@ func TestPolitenessSurvivesEviction(t *testing.T) {
 	}
 	c := newCache(t, o, func(cfg *engine.Config[*val]) { cfg.Bytes = 8 << 10 })
 	e, _ := lookup(t, c, keyA)
-	require.True(t, e.Record.Unreachable())
+	require.True(t, e.Record().Unreachable())
 	for i := range 10 {
 		lookup(t, c, fmt.Sprintf("https://filler-%d.example", i))
 	}
@@ -355,8 +355,8 @@ func TestPolitenessSurvivesEviction(t *testing.T) {
 	clk.Advance(119 * time.Second)
 	e, served := lookup(t, c, keyA)
 	assert.Equal(t, engine.Hit, served, "answered from the outage, without a fetch")
-	assert.True(t, e.Record.Unreachable())
-	assert.Equal(t, now.Add(2*time.Minute), e.Record.FreshUntil)
+	assert.True(t, e.Record().Unreachable())
+	assert.Equal(t, now.Add(2*time.Minute), e.Record().FreshUntil)
 	assert.Equal(t, 1, o.fetches(keyA))
 
 	clk.Advance(time.Second)
@@ -364,7 +364,7 @@ func TestPolitenessSurvivesEviction(t *testing.T) {
 	assert.Equal(t, engine.Stale, served, "the outage's answer stands while the retry runs")
 	assert.Equal(t, keyA, <-o.started, "the retry time has come")
 	e = afterGrace(t, clk, c, keyA)
-	assert.Equal(t, 2, e.Record.Failures, "and the outage went on counting")
+	assert.Equal(t, 2, e.Record().Failures, "and the outage went on counting")
 	assert.Equal(t, 2, o.fetches(keyA))
 }
 
@@ -386,7 +386,7 @@ func TestPanicsContained(t *testing.T) {
 	o.answer = func(string, *cache.Record, int) *fetch.Result { panic("transport bug") }
 	c := newCache(t, o, nil)
 	e, _ := lookup(t, c, keyA)
-	assert.True(t, e.Record.Unreachable())
+	assert.True(t, e.Record().Unreachable())
 	assert.Equal(t, uint64(1), c.Stats().Panics)
 
 	o.answer = func(key string, _ *cache.Record, _ int) *fetch.Result {
@@ -401,7 +401,7 @@ func TestPanicsContained(t *testing.T) {
 		}
 	})
 	e, _ = lookup(t, c, keyB)
-	assert.True(t, e.Record.Unreachable(), "a record that cannot be derived counts as a failed fetch")
+	assert.True(t, e.Record().Unreachable(), "a record that cannot be derived counts as a failed fetch")
 	assert.Equal(t, uint64(1), c.Stats().Panics)
 
 	c = newCache(t, o, func(cfg *engine.Config[*val]) {
@@ -485,7 +485,7 @@ func TestFleetSharesBackoff(t *testing.T) {
 	<-o.started
 	require.NoError(t, a.Flush(context.Background())) // published once a's callers had their answer
 	e, _ := lookup(t, b, keyA)
-	assert.True(t, e.Record.Unreachable())
+	assert.True(t, e.Record().Unreachable())
 	assert.Equal(t, 1, o.fetches(keyA), "the other process does not fetch before the retry time")
 	assert.Equal(t, uint64(1), b.Stats().FleetHits)
 	clk.Advance(5 * time.Minute)
@@ -524,7 +524,7 @@ func TestFleetSharesBareOutage(t *testing.T) {
 	require.NotNil(t, got)
 	assert.True(t, got.Unreachable(), "the outage was published, not the 404 before it")
 	e, _ := lookup(t, b, keyA)
-	assert.True(t, e.Record.Unreachable())
+	assert.True(t, e.Record().Unreachable())
 	assert.Equal(t, 2, o.fetches(keyA), "the other process backs off with the fleet")
 }
 
@@ -600,7 +600,7 @@ func TestFleetServesItsStaleCopy(t *testing.T) {
 	<-b.Settled(keyA)
 	e, served = lookup(t, b, keyA)
 	assert.Equal(t, engine.Hit, served)
-	assert.True(t, e.Record.Fresh(clk.Now()), "b gets the publication")
+	assert.True(t, e.Record().Fresh(clk.Now()), "b gets the publication")
 	assert.Contains(t, e.Value.body, "/call-2")
 	assert.Equal(t, 2, o.fetches(keyA), "b fetches nothing")
 }
@@ -1096,7 +1096,7 @@ func TestPublishesWhatItStored(t *testing.T) {
 		}
 	})
 	e, _ := lookup(t, c, keyA)
-	assert.True(t, e.Record.Unreachable(), "stored as a failed fetch")
+	assert.True(t, e.Record().Unreachable(), "stored as a failed fetch")
 	require.NoError(t, c.Flush(context.Background()))
 	rec, err := f.Get(context.Background(), keyA)
 	require.NoError(t, err)
@@ -1168,7 +1168,7 @@ func deriveNoting(expanded *[]bool) func(*engine.Config[*val]) {
 	return func(cfg *engine.Config[*val]) {
 		cfg.Derive = func(rec *cache.Record, held *engine.Entry[*val]) *val {
 			*expanded = append(*expanded, rec.Body != nil)
-			if held != nil && rec.SameBody(held.Record) {
+			if held != nil && rec.SameBody(held.Record()) {
 				return held.Value
 			}
 			return &val{body: bodyOf(rec)}
@@ -1193,10 +1193,10 @@ func TestDeriveFromTheFetchedBody(t *testing.T) {
 	c := newCache(t, o, deriveNoting(&expanded))
 	e, _ := lookup(t, c, keyA)
 	assert.Equal(t, []bool{true}, expanded, "the fetch's record, expanded")
-	assert.Nil(t, e.Record.Body, "held compact")
-	assert.Nil(t, e.Record.Header, "held compact")
-	assert.Equal(t, "User-agent: *\nDisallow: /x\n", string(e.Record.File()))
-	assert.Equal(t, `"v1"`, e.Record.Validators().ETag)
+	assert.Nil(t, e.Record().Body, "held compact")
+	assert.Nil(t, e.Record().Header, "held compact")
+	assert.Equal(t, "User-agent: *\nDisallow: /x\n", string(e.Record().File()))
+	assert.Equal(t, `"v1"`, e.Record().Validators().ETag)
 
 	o.clk.Advance(2 * time.Minute)
 	lookup(t, c, keyA) // served stale while the 304 comes
@@ -1204,9 +1204,9 @@ func TestDeriveFromTheFetchedBody(t *testing.T) {
 	renewed, _ := lookup(t, c, keyA)
 	require.Equal(t, 2, o.fetches(keyA))
 	assert.Equal(t, []bool{true, false}, expanded, "a 304 renews the compact copy held")
-	assert.Equal(t, status.Success, renewed.Record.Class, renewed.Record.Outcome)
+	assert.Equal(t, status.Success, renewed.Record().Class, renewed.Record().Outcome)
 	assert.Same(t, e.Value, renewed.Value, "and what was derived of its body holds")
-	assert.Nil(t, renewed.Record.Body)
+	assert.Nil(t, renewed.Record().Body)
 }
 
 // The fetch's record shares the body of its Result, which goes back to the
@@ -1232,7 +1232,7 @@ func TestFleetGetsItsOwnBody(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, got)
 	assert.Equal(t, body, string(got.File()))
-	assert.Equal(t, body, string(e.Record.File()))
+	assert.Equal(t, body, string(e.Record().File()))
 }
 
 // A refetch that brings the file held again keeps the body held, compact,
@@ -1253,12 +1253,12 @@ func TestRefetchOfTheSameFile(t *testing.T) {
 	o.clk.Advance(25 * time.Hour) // past the grace: callers wait
 	second, _ := lookup(t, c, keyA)
 	assert.Same(t, first.Value, second.Value)
-	assert.Equal(t, body, string(second.Record.File()))
+	assert.Equal(t, body, string(second.Record().File()))
 	o.clk.Advance(25 * time.Hour)
 	third, _ := lookup(t, c, keyA)
 	require.Equal(t, 3, o.fetches(keyA))
 	assert.Equal(t, []bool{true, false, true}, expanded, "the same file: derived from the compact copy; a new one: as fetched")
 	assert.Equal(t, body+"Disallow: /y\n", third.Value.body)
 	assert.NotSame(t, first.Value, third.Value)
-	assert.Equal(t, body+"Disallow: /y\n", string(third.Record.File()))
+	assert.Equal(t, body+"Disallow: /y\n", string(third.Record().File()))
 }

@@ -180,3 +180,36 @@ func BenchmarkClock(b *testing.B) {
 	})
 	_, _ = sink, fresh
 }
+
+// An entry is fresh as its stored record was (cache.Record.Fresh): on the
+// monotonic clock when the record's expiry and the reading both carry it,
+// which the entry's deadline keeps though its record does not (cache.Hold
+// drops it), else on the wall clock. The entry below is built with a
+// deadline and a record that disagree, a wall clock step between them, so
+// that each answer says which clock it read.
+func TestEntryFreshOnTheClockOfItsRecord(t *testing.T) {
+	start := time.Now()
+	key := "https://a.example"
+	rec := (&cache.Record{Authority: key, URL: key + "/robots.txt", FinalURL: key + "/robots.txt",
+		Class: status.Empty, FetchedAt: start, FreshUntil: start.Add(time.Hour)}).Compact()
+	e := newEntry(rec, blob(nil))
+	require.Equal(t, uint8(monoDeadline), e.fresh.kind)
+	assert.True(t, e.freshAt(start.Add(59*time.Minute)))
+	assert.False(t, e.freshAt(start.Add(61*time.Minute)))
+	assert.True(t, e.freshAt(start.Round(0).Add(59*time.Minute)), "a wall reading alone")
+	assert.False(t, e.freshAt(start.Round(0).Add(61*time.Minute)))
+
+	// The wall clock stepped: the record says it expires a day later on
+	// the wall clock, the deadline an hour later on the monotonic one.
+	e.Held = cache.Hold(&cache.Record{Authority: key, URL: key + "/robots.txt", FinalURL: key + "/robots.txt",
+		Class: status.Empty, FetchedAt: start.Round(0), FreshUntil: start.Round(0).Add(24 * time.Hour)})
+	assert.False(t, e.freshAt(start.Add(2*time.Hour)), "monotonic: the deadline")
+	assert.True(t, e.freshAt(start.Round(0).Add(2*time.Hour)), "wall: the record")
+
+	// A record of wall times alone is judged on the wall clock.
+	wall := newEntry(&cache.Record{Authority: key, URL: key + "/robots.txt", FinalURL: key + "/robots.txt",
+		Class: status.Empty, FetchedAt: start.Round(0), FreshUntil: start.Round(0).Add(time.Hour)}, blob(nil))
+	assert.Equal(t, uint8(wallDeadline), wall.fresh.kind)
+	assert.True(t, wall.freshAt(start.Add(59*time.Minute)))
+	assert.False(t, wall.freshAt(start.Add(61*time.Minute)))
+}

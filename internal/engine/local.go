@@ -4,6 +4,7 @@ import (
 	"math"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/crawlkit/robots/cache"
 )
@@ -17,22 +18,52 @@ type Sizer interface {
 	Size() int64
 }
 
-// Entry is what the local tier holds for one authority: its cache.Record and the
-// value a process derives from it to answer with, such as compiled rules.
-// An Entry is immutable once stored; its Value may grow (see Sizer).
+// Entry is what the local tier holds for one authority: its cache.Record,
+// held in the form a cache keeps for long (cache.Held), and the value a
+// process derives from it to answer with, such as compiled rules. An Entry
+// is immutable once stored; its Value may grow (see Sizer).
 type Entry[V Sizer] struct {
-	Record *cache.Record
-	Value  V
+	Held  cache.Held
+	Value V
 
 	fresh deadline // cache.Record.FreshUntil, for Cache.Hit
 }
 
-// entryOverhead is what the local tier spends on an entry besides its
-// record, its value and its key: the Entry (32 B on amd64), the slot, which
-// is also the recency list's element (48 B), and its share of the index (a
-// pointer in a table a quarter to three quarters full: 11 to 32 B, 24
-// typically; see index). Tests compare it with the heap.
-const entryOverhead = 104
+// newEntry returns the entry of rec, a compact record, and its value v.
+func newEntry[V Sizer](rec *cache.Record, v V) *Entry[V] {
+	return &Entry[V]{Held: cache.Hold(rec), Value: v, fresh: deadlineOf(rec.FreshUntil)}
+}
+
+// Record returns e's record: the one stored when the entry holds it whole
+// (an outage's, say), else a copy of its own (see cache.Held).
+func (e *Entry[V]) Record() *cache.Record { return e.Held.Record() }
+
+// freshAt reports whether e's record is fresh at now, as cache.Record.Fresh
+// does of the record stored: on the monotonic clock when both times carry
+// a reading of it (the record held keeps none, see cache.Hold, but e's
+// deadline does), else on the wall clock.
+func (e *Entry[V]) freshAt(now time.Time) bool {
+	if e.fresh.kind == monoDeadline && now != now.Round(0) {
+		return int64(now.Sub(base)) < e.fresh.at
+	}
+	return now.Before(e.Held.FreshUntil())
+}
+
+// authority returns the authority of e's record; "" for a nil e.
+func (e *Entry[V]) authority() string {
+	if e == nil {
+		return ""
+	}
+	return e.Held.Authority()
+}
+
+// entryOverhead is what the local tier spends on an entry besides what its
+// record points to, its value and its key: the Entry (112 B on amd64, the
+// record's fields included), the slot, which is also the recency list's
+// element (48 B), and its share of the index (a pointer in a table a
+// quarter to three quarters full: 11 to 32 B, 24 typically; see index).
+// Tests compare it with the heap.
+const entryOverhead = 184
 
 // local is the byte-bounded tier: entries are counted as their record, their
 // value and their key weigh, plus entryOverhead, and the least recently used
@@ -135,8 +166,8 @@ func (l *local[V]) has(key string) bool {
 
 // sizeOf is what an entry for key counts against the budget.
 func sizeOf[V Sizer](key string, e *Entry[V]) int64 {
-	n := entryOverhead + e.Record.Size() + e.Value.Size()
-	if key != e.Record.Authority {
+	n := entryOverhead + e.Held.Size() + e.Value.Size()
+	if key != e.Held.Authority() {
 		n += int64(len(key)) // else put keeps the record's, counted with it
 	}
 	return n
@@ -160,8 +191,8 @@ func (l *local[V]) fits(size int64) bool {
 // put and a resize of its own is then counted at its full size by
 // whichever of the two comes last.
 func (l *local[V]) put(key string, e *Entry[V], noted func(kept bool)) bool {
-	if key == e.Record.Authority {
-		key = e.Record.Authority // one string for both
+	if a := e.Held.Authority(); key == a {
+		key = a // one string for both
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()

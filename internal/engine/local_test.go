@@ -24,7 +24,7 @@ type blob []byte
 func (b blob) Size() int64 { return int64(cap(b)) + 24 }
 
 func entryOf(key string, n int) *Entry[blob] {
-	return &Entry[blob]{Record: &cache.Record{Authority: key, Class: status.Empty}, Value: make(blob, n)}
+	return &Entry[blob]{Held: cache.Hold(&cache.Record{Authority: key, Class: status.Empty}), Value: make(blob, n)}
 }
 
 func TestLocalPutGetDelete(t *testing.T) {
@@ -109,8 +109,8 @@ func TestLocalOverheadFollowsTheHeap(t *testing.T) {
 	// before: the heap grew by the tier's own bookkeeping.
 	var own int64
 	for i := range keys {
-		require.Equal(t, keys[i], entries[i].Record.Authority, "the key is the record's, counted with it")
-		own += sizeOf(keys[i], entries[i]) - entries[i].Record.Size() - entries[i].Value.Size() - int64(unsafe.Sizeof(*entries[i]))
+		require.Equal(t, keys[i], entries[i].Record().Authority, "the key is the record's, counted with it")
+		own += sizeOf(keys[i], entries[i]) - entries[i].Record().Size() - entries[i].Value.Size() - int64(unsafe.Sizeof(*entries[i]))
 	}
 	if unsafe.Sizeof(uintptr(0)) == 8 {
 		assert.Equal(t, uintptr(48), unsafe.Sizeof(slot[blob]{}), "a size class of the allocator")
@@ -146,7 +146,7 @@ func TestLocalConcurrentUse(t *testing.T) {
 				switch r := rng.IntN(10); {
 				case r < 6:
 					if e, ok := l.get(k); ok {
-						assert.Equal(t, k, e.Record.Authority, "every entry read is one put for its key")
+						assert.Equal(t, k, e.Record().Authority, "every entry read is one put for its key")
 					}
 				case r < 9:
 					l.put(k, entryOf(k, 100), nil)
@@ -209,7 +209,7 @@ type growing struct{ n atomic.Int64 }
 func (g *growing) Size() int64 { return 24 + g.n.Load() }
 
 func grownEntry(key string, g *growing) *Entry[*growing] {
-	return &Entry[*growing]{Record: &cache.Record{Authority: key, Class: status.Empty}, Value: g}
+	return &Entry[*growing]{Held: cache.Hold(&cache.Record{Authority: key, Class: status.Empty}), Value: g}
 }
 
 // held returns the bytes the entries held weigh now, measured afresh.
@@ -440,13 +440,13 @@ func (c claims) Size() int64 { return int64(c) }
 func TestLocalRefusesWhatASlotCannotCount(t *testing.T) {
 	l := newLocal[claims](1 << 40)
 	const key = "https://a.example"
-	huge := &Entry[claims]{Record: &cache.Record{Authority: key}, Value: 5 << 30}
+	huge := &Entry[claims]{Held: cache.Hold(&cache.Record{Authority: key}), Value: 5 << 30}
 	assert.False(t, l.put(key, huge, nil))
 	assert.Zero(t, l.bytes.Load())
 	_, ok := l.get(key)
 	assert.False(t, ok)
 
-	big := &Entry[claims]{Record: &cache.Record{Authority: key}, Value: 3 << 30}
+	big := &Entry[claims]{Held: cache.Hold(&cache.Record{Authority: key}), Value: 3 << 30}
 	assert.True(t, l.put(key, big, nil), "3 GiB is counted exactly")
 	assert.Equal(t, sizeOf(key, big), l.bytes.Load())
 }

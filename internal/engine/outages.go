@@ -137,7 +137,7 @@ func (p *politeness) get(key string) (Outage, bool) {
 }
 
 // note records the politeness state r, the record stored for key, leaves:
-// its outage, or none. The table holds r's good copy only when own is set:
+// its outage, or none (nil r: a record of no outage). The table holds r's good copy only when own is set:
 // when the local tier did not keep r, whose entry otherwise holds the copy.
 func (p *politeness) note(key string, r *cache.Record, own bool) {
 	p.mu.Lock()
@@ -171,10 +171,11 @@ func (p *politeness) note(key string, r *cache.Record, own bool) {
 }
 
 // adopt takes the good copy of r, the record of key's entry that the local
-// tier evicts, if the table has key's outage: the copy then outlives the
-// entry. It runs inside the local tier's eviction.
+// tier evicts (nil when it is not an outage's), if the table has key's
+// outage: the copy then outlives the entry. It runs inside the local
+// tier's eviction.
 func (p *politeness) adopt(key string, r *cache.Record) {
-	if !r.Unreachable() || r.Good == nil {
+	if r == nil || !r.Unreachable() || r.Good == nil {
 		return
 	}
 	p.mu.Lock()

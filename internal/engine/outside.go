@@ -66,7 +66,7 @@ func (c *Cache[V]) Seed(recs []*cache.Record, now time.Time) (int, error) {
 	slices.SortStableFunc(order, func(a, b *cache.Record) int { return a.FetchedAt.Compare(b.FetchedAt) })
 	var entries []*Entry[V]
 	for _, r := range order {
-		if !c.isNewer(r) {
+		if !c.isNewer(r.Authority, r.FetchedAt) {
 			continue // not worth compiling
 		}
 		e, err := c.derive(r, nil)
@@ -79,24 +79,24 @@ func (c *Cache[V]) Seed(recs []*cache.Record, now time.Time) (int, error) {
 	defer c.mu.Unlock()
 	added := 0
 	for _, e := range entries {
-		key := e.Record.Authority
-		if c.flightOf(key) != nil || !c.isNewer(e.Record) {
+		key := e.Held.Authority()
+		if c.flightOf(key) != nil || !c.isNewer(key, e.Held.FetchedAt()) {
 			continue
 		}
-		if c.store(key, e) || e.Record.Unreachable() {
+		if c.store(key, e) || e.Held.Outage() != nil {
 			added++
 		}
 	}
 	return added, nil
 }
 
-// isNewer reports whether r was fetched after what is held for its
-// authority.
-func (c *Cache[V]) isNewer(r *cache.Record) bool {
-	if cur, ok := c.local.get(r.Authority); ok && !cur.Record.FetchedAt.Before(r.FetchedAt) {
+// isNewer reports whether a record of key fetched at fetchedAt is newer
+// than what is held for key.
+func (c *Cache[V]) isNewer(key string, fetchedAt time.Time) bool {
+	if cur, ok := c.local.get(key); ok && !cur.Held.FetchedAt().Before(fetchedAt) {
 		return false
 	}
-	if o, ok := c.outages.get(r.Authority); ok && !o.Last.Before(r.FetchedAt) {
+	if o, ok := c.outages.get(key); ok && !o.Last.Before(fetchedAt) {
 		return false
 	}
 	return true
@@ -106,39 +106,71 @@ func (c *Cache[V]) isNewer(r *cache.Record) bool {
 // first, then, for authorities whose entry was evicted, the record of their
 // outage, with its good copy when the politeness tier kept it.
 func (c *Cache[V]) Records() []*cache.Record {
-	keys, entries := c.local.snapshot()
-	held := make(map[string]bool, len(keys))
-	out := make([]*cache.Record, 0, len(entries))
-	for i, e := range entries {
-		held[keys[i]] = true
-		out = append(out, e.Record)
+	entries, outages := c.snapshot()
+	out := make([]*cache.Record, 0, len(entries)+len(outages))
+	for _, e := range entries {
+		out = append(out, e.Record())
 	}
-	for _, o := range c.outages.snapshot() {
-		if !held[o.key] {
-			out = append(out, o.Record())
-		}
+	for _, o := range outages {
+		out = append(out, o.Record())
 	}
 	return out
+}
+
+// snapshot returns what Records reads: the local tier's entries, least
+// recently used first, and the outages of authorities whose entry was
+// evicted.
+func (c *Cache[V]) snapshot() ([]*Entry[V], []Outage) {
+	keys, entries := c.local.snapshot()
+	held := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		held[k] = true
+	}
+	var outages []Outage
+	for _, o := range c.outages.snapshot() {
+		if !held[o.key] {
+			outages = append(outages, o)
+		}
+	}
+	return entries, outages
 }
 
 // Export writes every record held (see Records) to w as an export stream,
 // which cache.ReadStream reads. A record that does not encode is left out,
 // so that one authority never costs the export of all: Export returns the
 // authorities of those it left out. (Records are made within what encodes;
-// none is left out unless that fails.)
+// none is left out unless that fails.) The entries' records are made and
+// written one at a time: an export never holds a copy of them all.
 func (c *Cache[V]) Export(w io.Writer) (skipped []string, err error) {
-	sw := exportstream.NewWriter(w)
-	var buf []byte
-	for _, r := range c.Records() {
-		b, err := r.AppendBinary(buf[:0])
-		if err != nil {
-			skipped = append(skipped, r.Authority)
-			continue
-		}
-		buf = b
-		if err := sw.Write(buf); err != nil {
-			return skipped, err
+	x := exporter{w: exportstream.NewWriter(w)}
+	entries, outages := c.snapshot()
+	for _, e := range entries {
+		if err := x.write(e.Record()); err != nil {
+			return x.skipped, err
 		}
 	}
-	return skipped, sw.Close()
+	for _, o := range outages {
+		if err := x.write(o.Record()); err != nil {
+			return x.skipped, err
+		}
+	}
+	return x.skipped, x.w.Close()
+}
+
+// exporter is an Export under way.
+type exporter struct {
+	w       *exportstream.Writer
+	buf     []byte
+	skipped []string
+}
+
+// write writes r, or, should it not encode, notes its authority.
+func (x *exporter) write(r *cache.Record) error {
+	b, err := r.AppendBinary(x.buf[:0])
+	if err != nil {
+		x.skipped = append(x.skipped, r.Authority)
+		return nil
+	}
+	x.buf = b
+	return x.w.Write(b)
 }

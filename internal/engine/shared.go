@@ -272,7 +272,7 @@ func (h *holding) end() (cache.Lease, bool) {
 // offer serves rec, the fleet's stale record, to the callers of fl while
 // another process refreshes it, when this process has no copy of its own.
 func (c *Cache[V]) offer(fl *flight[V], rec *cache.Record) {
-	if fl.stale != nil || !servable(rec, c.cfg.Now()) {
+	if fl.stale != nil || !servable(rec.Unreachable(), rec.FetchedAt, c.cfg.Now()) {
 		return
 	}
 	if _, ok := c.local.get(fl.key); ok {
