@@ -118,16 +118,19 @@ func TestCompactEdges(t *testing.T) {
 	assert.Empty(t, c.Compact().Validators().ETag)
 }
 
-// WithHeader renews a record, compact or not: the same body, new headers.
+// WithHeader renews a record, compact or not, of either codec: the same
+// body, new headers.
 func TestWithHeader(t *testing.T) {
 	fresh := http.Header{"Cache-Control": {"max-age=60"}, "Etag": {`"v2"`}}
-	for _, r := range []*cache.Record{fleettest.Sample("https://a.example", now), fleettest.Sample("https://a.example", now).Compact()} {
+	for _, r := range []*cache.Record{fleettest.Sample("https://a.example", now), fleettest.Sample("https://a.example", now).Compact(),
+		fleettest.Sample("https://a.example", now).CompactWith(nil, cache.SmallBodies)} {
 		renewed := r.WithHeader(fresh)
 		assert.True(t, renewed.SameBody(r))
 		assert.Equal(t, fresh, renewed.Headers())
 		assert.Equal(t, `"v2"`, renewed.Validators().ETag)
 		assert.Equal(t, `"v1"`, r.Validators().ETag, "the record renewed is unchanged")
 		assert.Equal(t, r.Header == nil, renewed.Header == nil, "in the form of the record renewed")
+		assert.Equal(t, r.File(), renewed.File(), "the body, in the codec it was held in")
 	}
 }
 

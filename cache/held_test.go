@@ -93,6 +93,13 @@ func TestHeldWhole(t *testing.T) {
 		"a time far away":      edit(func(r *cache.Record) { r.FreshUntil = time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC) }),
 		"no time":              edit(func(r *cache.Record) { r.FetchedAt = time.Time{} }),
 		"two zones":            edit(func(r *cache.Record) { r.FreshUntil = r.FreshUntil.In(time.FixedZone("x", 60)) }),
+		// Each field the fields of a Held have no room for.
+		"a body set":        edit(func(r *cache.Record) { r.Body = []byte("User-agent: *\nDisallow: /new\n") }),
+		"headers set":       edit(func(r *cache.Record) { r.Header = http.Header{"Etag": {`"v2"`}} }),
+		"a good copy":       edit(func(r *cache.Record) { r.Good = common(key) }),
+		"an outage begun":   edit(func(r *cache.Record) { r.UnreachableSince = now }),
+		"unreachable":       edit(func(r *cache.Record) { r.Class = status.Unreachable }),
+		"a negative status": edit(func(r *cache.Record) { r.StatusCode = -1 }),
 	} {
 		t.Run(name, func(t *testing.T) {
 			h := cache.Hold(r)
