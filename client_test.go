@@ -393,6 +393,35 @@ func TestGoodCopyForTheWholeOutage(t *testing.T) {
 	}
 }
 
+// During an outage, whatever reads the file reads the good copy: the rules
+// a Client made by As compiles for its agents, and the Sitemap lines.
+func TestGoodCopyReadAgainDuringAnOutage(t *testing.T) {
+	const file = "User-agent: *\nDisallow: /private\n\nUser-agent: OtherBot\nDisallow: /other\n\nSitemap: https://x.example/map.xml\n"
+	s := newSite(t, robotsTxt(file))
+	clk := newClock()
+	var o robots.Options
+	fetched := onFetch(&o)
+	c := newClient(t, clk, o)
+	assert.False(t, allowed(t, c, s.URL+"/private"))
+	<-fetched
+
+	s.set(statusCode(http.StatusServiceUnavailable))
+	clk.Advance(24 * time.Hour)
+	check(t, c, s.URL+"/private") // expired: a refetch starts, and fails
+	<-fetched
+	require.True(t, check(t, c, s.URL+"/private").Stale, "the good copy answers")
+
+	other, err := c.As("OtherBot")
+	require.NoError(t, err)
+	d := check(t, other, s.URL+"/other")
+	assert.False(t, d.Allowed, "OtherBot's group of the good copy")
+	assert.True(t, d.Stale)
+	assert.True(t, allowed(t, other, s.URL+"/private"))
+	maps, err := c.Sitemaps(context.Background(), s.URL+"/")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"https://x.example/map.xml"}, maps)
+}
+
 // Unreachable from the start, with no good copy: disallow everything for
 // UnreachableAllowAfter (30 days), then allow everything (Google), and keep
 // retrying, hourly.
