@@ -163,5 +163,5 @@ func TestSmallBodies(t *testing.T) {
 	clk.Advance(48 * time.Hour)
 	same(fast, small)
 	assert.Equal(t, uint64(2*len(files)), small.Stats().Fetches)
-	assert.Equal(t, held, small.Stats().Bytes, "the bodies refetched are held as they were")
+	assert.Equal(t, held, small.Stats().Bytes, "what was derived of the bodies refetched is kept")
 }

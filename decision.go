@@ -56,7 +56,9 @@ func (r Reason) String() string {
 	return "unknown reason"
 }
 
-// Decision is the verdict on one URL, explained.
+// Decision is the verdict on one URL, explained. Compare its times with
+// time.Time's Equal: most carry no monotonic clock reading, which the
+// cache does not keep (see cache.Hold).
 type Decision struct {
 	// Allowed reports whether the crawler may fetch the URL.
 	Allowed bool

@@ -92,7 +92,8 @@ type Options struct {
 	CacheBytes int64
 
 	// BodyCodec is how the cache compresses the robots.txt files it keeps,
-	// which only Export, a Fleet and the Clients As makes read again:
+	// which chiefly Export, a Fleet, Sitemaps and the Clients As makes read
+	// again:
 	// cache.FastBodies (the zero value, and any value but SmallBodies),
 	// with s2, or cache.SmallBodies, with zstd. SmallBodies keeps a file in
 	// two thirds of the memory (666 B rather than 983 on the real-world

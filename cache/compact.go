@@ -93,8 +93,8 @@ func (r *Record) CompactWith(held *Record, codec BodyCodec) *Record {
 		return r.compactAs(codec)
 	}
 	c := *r
-	body, codec := held.zbody()
-	c.z = pack(r.packedHeader(), body, codec)
+	body, heldCodec := held.zbody()
+	c.z = pack(r.packedHeader(), body, heldCodec)
 	c.Body, c.Header, c.Good = nil, nil, r.Good.compactAs(codec)
 	return &c
 }
@@ -274,8 +274,9 @@ var scratch = sync.Pool{New: func() any { return new([]byte) }}
 // for a body at the default cap of a fetch, compressed, and its headers.
 // Larger ones, for larger caps, are made for each record and left to the
 // collector. The pool keeps as many as compressions ran at once between
-// two collections (a compression blocks on nothing, so about one per
-// processor): some 600 KB each at most.
+// two collections (an s2 compression blocks on nothing, so about one per
+// processor; a zstd one may wait for one of its encoders, its buffer
+// held, so as many as compact records at once): some 600 KB each at most.
 var keptScratch = s2.MaxEncodedLen(fetch.DefaultMaxBytes+1) + 4<<10
 
 // compress returns the z of a compact copy of r: its kept headers packed,

@@ -116,6 +116,38 @@ func TestCompactEdges(t *testing.T) {
 	assert.Empty(t, c.Headers())
 	assert.Empty(t, c.Compact().Headers())
 	assert.Empty(t, c.Compact().Validators().ETag)
+
+	// Headers set on a compact record of either codec, compacted again
+	// with either: the body is kept in the codec it was held in.
+	for _, held := range []cache.BodyCodec{cache.FastBodies, cache.SmallBodies} {
+		for _, again := range codecs {
+			s := *fleettest.Sample("https://a.example", now).CompactWith(nil, held)
+			s.Header = http.Header{"Etag": {`"new"`}}
+			c := again.compact(&s)
+			assert.Equal(t, fleettest.Sample("https://a.example", now).Body, c.File(), "held %d, compacted with %s", held, again.name)
+			assert.Equal(t, `"new"`, c.Validators().ETag)
+			ref := fleettest.Sample("https://a.example", now)
+			ref.Header = s.Header
+			assert.Equal(t, ref.CompactWith(nil, held).Size(), c.Size(), "the same body, held %d, compacted with %s", held, again.name)
+		}
+	}
+}
+
+// The good copy of an outage is compacted with the codec asked, as the
+// record is.
+func TestCompactGoodCopyWithTheCodec(t *testing.T) {
+	files := sharedtest.CorpusSample(t, 100)
+	if len(files) == 0 {
+		return // CorpusSample said why
+	}
+	for _, body := range files {
+		outage := outageRecord()
+		outage.Good.Body = body
+		fast, small := outage.CompactWith(nil, cache.FastBodies), outage.CompactWith(nil, cache.SmallBodies)
+		assert.Equal(t, outage.Good.CompactWith(nil, cache.FastBodies).Size(), fast.Good.Size())
+		assert.Equal(t, outage.Good.CompactWith(nil, cache.SmallBodies).Size(), small.Good.Size())
+		assert.Equal(t, body, small.Good.File())
+	}
 }
 
 // WithHeader renews a record, compact or not, of either codec: the same

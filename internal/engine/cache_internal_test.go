@@ -189,6 +189,44 @@ func TestExportSkipsWhatDoesNotEncode(t *testing.T) {
 	assert.Equal(t, "https://a.example", recs[0].Authority)
 }
 
+// Export writes the outages of authorities whose entry was evicted, with
+// their good copy, after the entries.
+func TestExportWritesEvictedOutages(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	c := New(Config[blob]{
+		Bytes: 64 << 10, Grace: time.Second, Now: func() time.Time { return now },
+		Fetch:  func(context.Context, string, *cache.Record) (*cache.Record, func()) { panic("no fetch in this test") },
+		Derive: func(*cache.Record, *Entry[blob]) blob { return nil },
+	})
+	const down = "https://down.example"
+	good := &cache.Record{Authority: down, URL: down + "/robots.txt", FinalURL: down + "/robots.txt", StatusCode: 200,
+		Class: status.Success, Body: []byte("User-agent: *\nDisallow: /private\n"), FetchedAt: now.Add(-time.Hour), FreshUntil: now}
+	require.NoError(t, c.put(down, &cache.Record{Authority: down, URL: down + "/robots.txt", FinalURL: down + "/robots.txt",
+		Class: status.Unreachable, FetchedAt: now, FreshUntil: now.Add(time.Hour), Failures: 1, UnreachableSince: now, Good: good}))
+	for i := 0; ; i++ {
+		if !c.local.has(down) { // has, not get: a get would make it recently used
+			break
+		}
+		require.Less(t, i, 10_000, "the outage's entry is never evicted")
+		key := fmt.Sprintf("https://h%d.example", i)
+		require.NoError(t, c.put(key, &cache.Record{Authority: key, URL: key + "/robots.txt", FinalURL: key + "/robots.txt",
+			StatusCode: 404, Class: status.Unavailable, FetchedAt: now, FreshUntil: now.Add(time.Hour)}))
+	}
+	var buf bytes.Buffer
+	skipped, err := c.Export(&buf)
+	require.NoError(t, err)
+	require.Empty(t, skipped)
+	recs, err := cache.ReadStream(&buf)
+	require.NoError(t, err)
+	require.NotEmpty(t, recs)
+	last := recs[len(recs)-1]
+	assert.Equal(t, down, last.Authority, "after the entries")
+	assert.True(t, last.Unreachable())
+	require.NotNil(t, last.Good)
+	assert.Equal(t, good.Body, last.Good.Body)
+	assert.Len(t, recs, c.local.n+1)
+}
+
 // graft gives a record from the fleet that stands for an outage the good
 // copy held here, when it has none or an older one, and leaves every other
 // record as it is.

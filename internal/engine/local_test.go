@@ -114,6 +114,11 @@ func TestLocalOverheadFollowsTheHeap(t *testing.T) {
 	}
 	if unsafe.Sizeof(uintptr(0)) == 8 {
 		assert.Equal(t, uintptr(48), unsafe.Sizeof(slot[blob]{}), "a size class of the allocator")
+		// An entry whose value is a pointer, as a Client's is, with the
+		// record's fields (cache.Held), is a size class too; the index's
+		// share is about 24 B.
+		assert.Equal(t, uintptr(112), unsafe.Sizeof(Entry[*growing]{}), "a size class of the allocator")
+		assert.Equal(t, int64(unsafe.Sizeof(Entry[*growing]{})+unsafe.Sizeof(slot[blob]{})+24), int64(entryOverhead))
 	}
 	heap := float64(kept)
 	t.Logf("the tier: heap %.0f B/entry, counted %d", heap/n, own/n)

@@ -137,8 +137,9 @@ func (p *politeness) get(key string) (Outage, bool) {
 }
 
 // note records the politeness state r, the record stored for key, leaves:
-// its outage, or none (nil r: a record of no outage). The table holds r's good copy only when own is set:
-// when the local tier did not keep r, whose entry otherwise holds the copy.
+// its outage, or none (nil r: a record of no outage). The table holds r's
+// good copy only when own is set: when the local tier did not keep r, whose
+// entry otherwise holds the copy.
 func (p *politeness) note(key string, r *cache.Record, own bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
