@@ -101,7 +101,7 @@ func (h *Held) Authority() string {
 	return h.url[:len(h.url)-len(robotsPath)]
 }
 
-// FetchedAt and FreshUntil return the record's times.
+// FetchedAt returns the record's FetchedAt, without allocating.
 func (h *Held) FetchedAt() time.Time {
 	if h.url == "" {
 		if h.full == nil {
@@ -112,6 +112,7 @@ func (h *Held) FetchedAt() time.Time {
 	return time.Unix(0, h.fetched).In(h.loc)
 }
 
+// FreshUntil returns the record's FreshUntil, without allocating.
 func (h *Held) FreshUntil() time.Time {
 	if h.url == "" {
 		if h.full == nil {
