@@ -31,8 +31,8 @@ var allowedImports = map[string][]string{
 	"internal/freshness":    {"github.com/pquerna/cachecontrol/"},
 	"internal/exportstream": nil,
 	// It holds bodies compressed with s2, the fastest compressor of the
-	// best-kept compression library (see cache.Record.Compact), or, when
-	// asked (cache.SmallBodies), with its zstd, for less memory.
+	// best-kept compression library, and with its zstd, which takes less
+	// memory, for the larger ones (see cache.BodyCodec).
 	"cache": {"fetch", "status", "internal/freshness", "internal/exportstream", "github.com/hashicorp/golang-lru/v2/",
 		"github.com/klauspost/compress/s2", "github.com/klauspost/compress/zstd"},
 	"cache/fleettest": {"cache", "fetch", "status", "github.com/stretchr/testify/"},

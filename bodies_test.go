@@ -99,25 +99,27 @@ func TestOnFetchKeepsItsBody(t *testing.T) {
 	}
 }
 
-// A Client whose cache keeps bodies with cache.SmallBodies answers as one
-// with FastBodies, exports the same files, compiles the same rules for the
-// Clients As makes, and keeps a refetched file unchanged as it held it;
-// over the real corpus it counts, and holds, less per authority.
-func TestSmallBodies(t *testing.T) {
+// Clients whose caches keep bodies with each cache.BodyCodec answer alike,
+// export the same files, compile the same rules for the Clients As makes,
+// and keep a refetched file unchanged as they held it; over the real
+// corpus BalancedBodies (the default) and SmallBodies count, and hold, less
+// per authority than FastBodies.
+func TestBodyCodecs(t *testing.T) {
 	files := sharedtest.CorpusSample(t, 10)
 	if len(files) == 0 {
 		return // CorpusSample said why
 	}
 	sites := &manySites{bodies: files}
 	clk := newClock()
+	codecs := []cache.BodyCodec{cache.FastBodies, cache.BalancedBodies, cache.SmallBodies}
 	clients := map[cache.BodyCodec]*robots.Client{}
-	for _, codec := range []cache.BodyCodec{cache.FastBodies, cache.SmallBodies} {
+	for _, codec := range codecs {
 		c, err := robots.New(robots.Options{UserAgent: "ExampleBot/1.0", HTTPClient: &http.Client{Transport: sites},
 			CacheBytes: 1 << 40, BodyCodec: codec, Now: clk.Now})
 		require.NoError(t, err)
 		clients[codec] = c
 	}
-	fast, small := clients[cache.FastBodies], clients[cache.SmallBodies]
+	fast := clients[cache.FastBodies]
 	ctx := context.Background()
 	paths := []string{"/", "/search?q=1", "/admin/", "/wp-admin/x.php", "/a/b/c.html"}
 	same := func(c1, c2 *robots.Client) {
@@ -133,35 +135,48 @@ func TestSmallBodies(t *testing.T) {
 			}
 		}
 	}
-	same(fast, small)
-	fastBytes, smallBytes := fast.Stats().Bytes, small.Stats().Bytes
-	t.Logf("%d corpus files: %d B per authority with FastBodies, %d with SmallBodies",
-		len(files), fastBytes/int64(len(files)), smallBytes/int64(len(files)))
-	assert.Less(t, smallBytes, fastBytes*95/100, "about 9% less on the corpus")
+	bytesOf := map[cache.BodyCodec]int64{}
+	for _, codec := range codecs {
+		same(fast, clients[codec])
+		bytesOf[codec] = clients[codec].Stats().Bytes
+	}
+	t.Logf("%d corpus files: %d B per authority with FastBodies, %d with BalancedBodies, %d with SmallBodies", len(files),
+		bytesOf[cache.FastBodies]/int64(len(files)), bytesOf[cache.BalancedBodies]/int64(len(files)), bytesOf[cache.SmallBodies]/int64(len(files)))
+	assert.Less(t, bytesOf[cache.SmallBodies], bytesOf[cache.FastBodies]*95/100, "about 9% less on the corpus")
+	assert.Less(t, bytesOf[cache.BalancedBodies], bytesOf[cache.FastBodies]*95/100, "about 8% less on the corpus")
 
-	// Other agents' rules are compiled from the file kept.
 	fastOther, err := fast.As("OtherBot")
 	require.NoError(t, err)
-	smallOther, err := small.As("OtherBot")
-	require.NoError(t, err)
-	same(fastOther, smallOther)
+	for _, codec := range codecs[1:] {
+		c := clients[codec]
+		// Other agents' rules are compiled from the file kept.
+		other, err := c.As("OtherBot")
+		require.NoError(t, err)
+		same(fastOther, other)
 
-	var exported bytes.Buffer
-	require.NoError(t, small.Export(&exported))
-	for i, b := range files {
-		if len(b) > fetch.DefaultMaxBytes {
-			// The corpus's largest file is over the cap: its lines
-			// within it.
-			b = b[:bytes.LastIndexByte(b[:fetch.DefaultMaxBytes], '\n')+1]
+		var exported bytes.Buffer
+		require.NoError(t, c.Export(&exported))
+		for i, b := range files {
+			if len(b) > fetch.DefaultMaxBytes {
+				// The corpus's largest file is over the cap: its
+				// lines within it.
+				b = b[:bytes.LastIndexByte(b[:fetch.DefaultMaxBytes], '\n')+1]
+			}
+			assert.True(t, bytes.Contains(exported.Bytes(), b), "codec %d: file %d exported whole", codec, i)
 		}
-		assert.True(t, bytes.Contains(exported.Bytes(), b), "file %d exported whole", i)
 	}
 
 	// A day later every file is fetched again, unchanged: the body held is
-	// kept, in its codec.
-	held := small.Stats().Bytes // the rules of OtherBot included
+	// kept, in its format.
+	held := map[cache.BodyCodec]int64{}
+	for _, codec := range codecs {
+		held[codec] = clients[codec].Stats().Bytes // the rules of OtherBot included
+	}
 	clk.Advance(48 * time.Hour)
-	same(fast, small)
-	assert.Equal(t, uint64(2*len(files)), small.Stats().Fetches)
-	assert.Equal(t, held, small.Stats().Bytes, "what was derived of the bodies refetched is kept")
+	for _, codec := range codecs {
+		c := clients[codec]
+		same(fast, c)
+		assert.Equal(t, uint64(2*len(files)), c.Stats().Fetches, "codec %d", codec)
+		assert.Equal(t, held[codec], c.Stats().Bytes, "codec %d: what was derived of the bodies refetched is kept", codec)
+	}
 }

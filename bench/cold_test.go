@@ -63,7 +63,9 @@ func (s *corpusSite) RoundTrip(req *http.Request) (*http.Response, error) {
 // authority (Stats.Bytes) and the live heap it holds per authority. For
 // grobotstxt it is parsing the same bodies to answer the same question
 // once, keeping nothing: the floor a cold path is measured against.
-// bodies=small is robots with Options.BodyCodec cache.SmallBodies.
+// lib=robots keeps bodies with the default cache.BalancedBodies;
+// bodies=fast is robots with Options.BodyCodec cache.FastBodies, and
+// bodies=small with cache.SmallBodies.
 func BenchmarkColdAuthority(b *testing.B) {
 	files, total, urls := corpusSites(b)
 	perAuthority := func(b *testing.B, d time.Duration) {
@@ -73,7 +75,8 @@ func BenchmarkColdAuthority(b *testing.B) {
 	robotsCold := func(codec cache.BodyCodec) func(b *testing.B) {
 		return func(b *testing.B) { coldRobots(b, codec, files, total, urls, perAuthority) }
 	}
-	b.Run("lib=robots", robotsCold(cache.FastBodies))
+	b.Run("lib=robots", robotsCold(cache.BalancedBodies))
+	b.Run("bodies=fast/lib=robots", robotsCold(cache.FastBodies))
 	b.Run("bodies=small/lib=robots", robotsCold(cache.SmallBodies))
 
 	b.Run("lib=grobotstxt", func(b *testing.B) {

@@ -26,33 +26,68 @@ import (
 // headers' (README, "Performance").
 //
 // A compact Record holds its headers and body in one string, z: a uvarint,
-// the length of the packed headers times two, plus one when the body is
-// zstd's; the headers (each value as the index of its name in KeptHeaders,
-// a uvarint length and the value); then the body, compressed as its
-// BodyCodec says. Body and Header are nil. One string rather than two
-// fields keeps a Record at 240 bytes, a size class of the allocator, and a
-// compact record in two allocations. The methods of this package read
-// either form, and compact bodies of either codec.
+// the length of the packed headers times four plus the format of the body
+// (see format); the headers (each value as the index of its name in
+// KeptHeaders, a uvarint length and the value); then the body, compressed.
+// Body and Header are nil. One string rather than two fields keeps a Record
+// at 240 bytes, a size class of the allocator, and a compact record in two
+// allocations. The methods of this package read either form, and compact
+// bodies of every format.
 
-// BodyCodec is how a compact record compresses its body. The codec is kept
-// with the body: records of both codecs may be mixed.
+// BodyCodec is how a compact record compresses its body. The format a body
+// was compressed in is kept with it: records compacted with different
+// codecs may be mixed.
 type BodyCodec uint8
 
 const (
-	// FastBodies compresses with s2's block format, chosen for the speed
-	// of a cold path: about 1 GB/s, a body in 30% of its bytes on the
-	// real-world corpus (983 B for a mean of 3,230).
-	FastBodies BodyCodec = iota
-	// SmallBodies compresses with zstd's fastest level: a body in 21% of
-	// its bytes on the corpus (666 B), for about 10 µs more per body
-	// (about 4 times s2's time), and a little more to read it back. For a
-	// cache that keeps millions of records for hours, whose memory counts
-	// for more than a few microseconds of each fetch.
+	// BalancedBodies, the zero value, compresses a body under 4 KiB (nine
+	// files in ten) with s2 against a built-in vocabulary of robots.txt,
+	// and a larger one with zstd's fastest level, where zstd's better ratio
+	// saves most for its time: on the real-world corpus, a body in 22% of
+	// its bytes (709 B for a mean of 3,230), about 7 µs more per fetch than
+	// FastBodies.
+	BalancedBodies BodyCodec = iota
+	// FastBodies compresses every body with s2's block format alone, for
+	// the speed of a cold path: about 1 GB/s, a body in 30% of its bytes
+	// on the corpus (983 B).
+	FastBodies
+	// SmallBodies compresses every body with zstd's fastest level: a body
+	// in 21% of its bytes on the corpus (665 B), for about 10 µs more per
+	// body than FastBodies (about 4 times s2's time), and a little more to
+	// read it back. For a cache that keeps millions of records for hours,
+	// whose memory counts for more than a few microseconds of each fetch.
 	SmallBodies
 )
 
-// codecBit holds, in the uvarint that begins z, the codec of the body.
-const codecBit = 1
+// balancedZstd is the smallest body BalancedBodies compresses with zstd.
+// Below it zstd's fixed cost per body (its entropy tables, a few
+// microseconds) buys few bytes: on the corpus, zstd saves 33 B per µs it
+// costs on bodies of 1 to 4 KiB, 40 to 68 on larger ones.
+const balancedZstd = 4 << 10
+
+// format is how one compact body is compressed: the low bits of the
+// uvarint that begins z.
+type format uint8
+
+const (
+	s2Format    format = iota // s2's block format
+	zstdFormat                // a uvarint, the body's length, then a zstd frame
+	vocabFormat               // s2's block format, against the vocabulary
+	formatBits  = 2
+)
+
+// formatFor returns the format codec compresses a body of n octets in;
+// a value of no codec is BalancedBodies.
+func (codec BodyCodec) formatFor(n int) format {
+	switch {
+	case codec == FastBodies:
+		return s2Format
+	case codec == SmallBodies || n >= balancedZstd:
+		return zstdFormat
+	default:
+		return vocabFormat
+	}
+}
 
 // Compact returns a copy of r, and of its good copy, that holds its body and
 // headers in less memory: Body and Header are nil in it, and File and
@@ -61,8 +96,9 @@ const codecBit = 1
 // Header on a compact record only to replace them: a field that is set is
 // what every method reads.
 //
-// The body is compressed with FastBodies; see CompactWith for the other.
-func (r *Record) Compact() *Record { return r.compactAs(FastBodies) }
+// The body is compressed as BalancedBodies says; see CompactWith for the
+// other codecs.
+func (r *Record) Compact() *Record { return r.compactAs(BalancedBodies) }
 
 func (r *Record) compactAs(codec BodyCodec) *Record {
 	if r == nil {
@@ -76,8 +112,8 @@ func (r *Record) compactAs(codec BodyCodec) *Record {
 	if len(r.Body) > 0 {
 		c.z = r.compress(codec)
 	} else {
-		body, codec := r.zbody()
-		c.z = pack(r.packedHeader(), body, codec)
+		body, f := r.zbody()
+		c.z = pack(r.packedHeader(), body, f)
 	}
 	c.Body, c.Header, c.Good = nil, nil, g
 	return &c
@@ -85,7 +121,7 @@ func (r *Record) compactAs(codec BodyCodec) *Record {
 
 // CompactWith is Compact, with the body compressed by codec, but a body
 // that held holds compact already (the file fetched again, unchanged) is
-// taken from held, in its codec, rather than compressed again: a refetch
+// taken from held, in its format, rather than compressed again: a refetch
 // of an unchanged file costs a decompression and a comparison instead of a
 // compression.
 func (r *Record) CompactWith(held *Record, codec BodyCodec) *Record {
@@ -93,8 +129,8 @@ func (r *Record) CompactWith(held *Record, codec BodyCodec) *Record {
 		return r.compactAs(codec)
 	}
 	c := *r
-	body, heldCodec := held.zbody()
-	c.z = pack(r.packedHeader(), body, heldCodec)
+	body, f := held.zbody()
+	c.z = pack(r.packedHeader(), body, f)
 	c.Body, c.Header, c.Good = nil, nil, r.Good.compactAs(codec)
 	return &c
 }
@@ -118,8 +154,8 @@ func (r *Record) Expand() *Record {
 func (r *Record) WithHeader(header http.Header) *Record {
 	c := *r
 	if r.compact() {
-		body, codec := r.zbody()
-		c.z, c.Header = pack(packHeader(header), body, codec), nil
+		body, f := r.zbody()
+		c.z, c.Header = pack(packHeader(header), body, f), nil
 	} else {
 		c.Header = header
 	}
@@ -139,30 +175,30 @@ func (r *Record) SameBody(o *Record) bool {
 	case ra && oa:
 		return len(r.Body) > 0 && bytes.Equal(r.Body, o.Body)
 	case !ra && !oa:
-		rb, rc := r.zbody()
-		ob, oc := o.zbody()
-		if rc == oc {
-			// This process compressed both, with one codec: equal
+		rb, rf := r.zbody()
+		ob, of := o.zbody()
+		if rf == of {
+			// This process compressed both, in one format: equal
 			// bodies are equal blocks.
 			return bytes.Equal(rb, ob)
 		}
 		if r.BodyLen() != o.BodyLen() {
 			return false
 		}
-		return bytes.Equal(r.File(), o.File()) // of two codecs: rare
+		return bytes.Equal(r.File(), o.File()) // of two formats: rare
 	case ra:
 		r, o = o, r
 	}
 	// r is compact, o holds its Body as a field: decompress r only when
 	// the lengths agree, into scratch memory.
-	body, codec := r.zbody()
-	n := decodedLen(body, codec)
+	body, f := r.zbody()
+	n := decodedLen(body, f)
 	if n != len(o.Body) {
 		return false
 	}
 	buf := getScratch(n)
 	defer putScratch(buf)
-	return bytes.Equal(decode((*buf)[:0], body, codec), o.Body)
+	return bytes.Equal(decode((*buf)[:0], body, f), o.Body)
 }
 
 // File returns the body of r, compact or not: Body when it is set, else,
@@ -171,8 +207,8 @@ func (r *Record) File() []byte {
 	if r.bodyAsField() {
 		return r.Body
 	}
-	body, codec := r.zbody()
-	return decode(make([]byte, 0, decodedLen(body, codec)), body, codec)
+	body, f := r.zbody()
+	return decode(make([]byte, 0, decodedLen(body, f)), body, f)
 }
 
 // BodyLen returns the length of the body of r, compact or not.
@@ -233,29 +269,29 @@ func (r *Record) packedHeader() []byte {
 
 // zheader and zbody return the packed headers and the compressed body of a
 // compact record, in z's memory, which nothing writes; empty for others.
-// zbody also returns the codec of the body.
+// zbody also returns the format of the body.
 func (r *Record) zheader() []byte {
 	z := unsafe.Slice(unsafe.StringData(r.z), len(r.z))
 	n, i := binary.Uvarint(z)
-	return z[i : i+int(n>>1)]
+	return z[i : i+int(n>>formatBits)]
 }
 
-func (r *Record) zbody() ([]byte, BodyCodec) {
+func (r *Record) zbody() ([]byte, format) {
 	z := unsafe.Slice(unsafe.StringData(r.z), len(r.z))
 	n, i := binary.Uvarint(z)
-	return z[i+int(n>>1):], BodyCodec(n & codecBit)
+	return z[i+int(n>>formatBits):], format(n & (1<<formatBits - 1))
 }
 
 // pack returns the z of a compact record of the packed headers header and
-// the body compressed by codec; "" when both are empty. A string, 8 bytes
+// the body compressed in format f; "" when both are empty. A string, 8 bytes
 // less than a slice in every Record. (A strings.Builder, whose memory is
 // not zeroed before it is written: a cold site's z is its largest
 // allocation.)
-func pack(header, body []byte, codec BodyCodec) string {
+func pack(header, body []byte, f format) string {
 	if len(header) == 0 && len(body) == 0 {
 		return ""
 	}
-	lead := uint64(len(header))<<1 | uint64(codec)&codecBit
+	lead := uint64(len(header))<<formatBits | uint64(f)
 	var n [binary.MaxVarintLen64]byte
 	hn := binary.PutUvarint(n[:], lead)
 	var z strings.Builder
@@ -292,24 +328,28 @@ func (r *Record) compress(codec BodyCodec) string {
 		b = append(b, r.zheader()...)
 	}
 	header := len(b)
-	// Room for either codec: s2's bound is the larger.
+	// Room for any format: s2's bound is the largest.
 	if n := header + s2.MaxEncodedLen(len(r.Body)); cap(b) < n {
 		b = append(make([]byte, 0, max(n, min(2*cap(b), keptScratch))), b...)
 		*buf = b
 	}
 	var body []byte
-	if codec == SmallBodies {
+	f := codec.formatFor(len(r.Body))
+	switch f {
+	case zstdFormat:
 		body = binary.AppendUvarint(b[header:header], uint64(len(r.Body)))
 		body = zstdCodec().enc.EncodeAll(r.Body, body)
-	} else {
-		codec, body = FastBodies, s2.Encode(b[header:cap(b)], r.Body)
+	case vocabFormat:
+		body = vocabularyDict().Encode(b[header:cap(b)], r.Body)
+	default:
+		body = s2.Encode(b[header:cap(b)], r.Body)
 	}
-	return pack(b[:header], body, codec)
+	return pack(b[:header], body, f)
 }
 
-// zstdCodec returns the encoder and decoder of SmallBodies, made the first
-// time a record asks for them: a process that compacts with FastBodies
-// alone never does. Both are safe for concurrent use; each runs up to
+// zstdCodec returns the encoder and decoder of zstd's format, made the
+// first time a record asks for them: a process that compacts with
+// FastBodies alone never does. Both are safe for concurrent use; each runs up to
 // zstdConcurrency calls at once, and holds memory for them: about 0.8 MB
 // per encoder (a window of zstdWindow), 50 KB per decoder.
 var zstdCodec = sync.OnceValue(func() (c struct {
@@ -340,10 +380,10 @@ const (
 	zstdWindow      = 256 << 10
 )
 
-// decodedLen returns the length of what body, compressed by codec,
+// decodedLen returns the length of what body, compressed in format f,
 // decodes to: a zstd body begins with it as a uvarint, as an s2 block does.
-func decodedLen(body []byte, codec BodyCodec) int {
-	if codec == SmallBodies {
+func decodedLen(body []byte, f format) int {
+	if f == zstdFormat {
 		n, i := binary.Uvarint(body)
 		if i <= 0 || n > math.MaxInt32 {
 			panic(corrupt(errors.New("no length")))
@@ -360,19 +400,25 @@ func decodedLen(body []byte, codec BodyCodec) int {
 // decode appends what compress made body of to dst. body is this package's
 // own output, held in memory: should it not decode, the memory was
 // corrupted, and nothing could be trusted to answer with.
-func decode(dst, body []byte, codec BodyCodec) []byte {
-	n := decodedLen(body, codec)
+func decode(dst, body []byte, f format) []byte {
+	n := decodedLen(body, f)
 	dst = slices.Grow(dst, n)
-	if codec == SmallBodies {
+	switch f {
+	case zstdFormat:
 		_, i := binary.Uvarint(body)
 		b, err := zstdCodec().dec.DecodeAll(body[i:], dst)
 		if err != nil || len(b) != len(dst)+n {
 			panic(corrupt(fmt.Errorf("zstd gave %d octets of %d: %v", len(b)-len(dst), n, err)))
 		}
 		return b
-	}
-	if _, err := s2.Decode(dst[len(dst):len(dst)+n], body); err != nil {
-		panic(corrupt(err))
+	case vocabFormat:
+		if _, err := vocabularyDict().Decode(dst[len(dst):len(dst)+n], body); err != nil {
+			panic(corrupt(err))
+		}
+	default:
+		if _, err := s2.Decode(dst[len(dst):len(dst)+n], body); err != nil {
+			panic(corrupt(err))
+		}
 	}
 	return dst[:len(dst)+n]
 }

@@ -19,8 +19,8 @@ import (
 // it: its encoding, its body and headers through File and Headers, its
 // validators; only Body and Header read nil.
 //
-// It holds for both codecs, and for records of one codec read beside those
-// of the other.
+// It holds for every codec, and for records of one codec read beside those
+// of the others.
 func TestCompactIsTheSameRecord(t *testing.T) {
 	recs := []*cache.Record{outageRecord(), fleettest.Sample("https://a.example", now)}
 	for _, body := range sharedtest.CorpusSample(t, 50) {
@@ -43,9 +43,13 @@ var codecs = []struct {
 	compact func(*cache.Record) *cache.Record
 }{
 	{"Compact", (*cache.Record).Compact},
+	{"BalancedBodies", func(r *cache.Record) *cache.Record { return r.CompactWith(nil, cache.BalancedBodies) }},
 	{"FastBodies", func(r *cache.Record) *cache.Record { return r.CompactWith(nil, cache.FastBodies) }},
 	{"SmallBodies", func(r *cache.Record) *cache.Record { return r.CompactWith(nil, cache.SmallBodies) }},
 }
+
+// allCodecs are the codecs a Client may be given.
+var allCodecs = []cache.BodyCodec{cache.BalancedBodies, cache.FastBodies, cache.SmallBodies}
 
 func compactIsTheSameRecord(t *testing.T, r *cache.Record, compact func(*cache.Record) *cache.Record) {
 	t.Helper()
@@ -117,9 +121,9 @@ func TestCompactEdges(t *testing.T) {
 	assert.Empty(t, c.Compact().Headers())
 	assert.Empty(t, c.Compact().Validators().ETag)
 
-	// Headers set on a compact record of either codec, compacted again
-	// with either: the body is kept in the codec it was held in.
-	for _, held := range []cache.BodyCodec{cache.FastBodies, cache.SmallBodies} {
+	// Headers set on a compact record of any codec, compacted again with
+	// any: the body is kept in the format it was held in.
+	for _, held := range allCodecs {
 		for _, again := range codecs {
 			s := *fleettest.Sample("https://a.example", now).CompactWith(nil, held)
 			s.Header = http.Header{"Etag": {`"new"`}}
@@ -143,18 +147,20 @@ func TestCompactGoodCopyWithTheCodec(t *testing.T) {
 	for _, body := range files {
 		outage := outageRecord()
 		outage.Good.Body = body
-		fast, small := outage.CompactWith(nil, cache.FastBodies), outage.CompactWith(nil, cache.SmallBodies)
-		assert.Equal(t, outage.Good.CompactWith(nil, cache.FastBodies).Size(), fast.Good.Size())
-		assert.Equal(t, outage.Good.CompactWith(nil, cache.SmallBodies).Size(), small.Good.Size())
-		assert.Equal(t, body, small.Good.File())
+		for _, codec := range allCodecs {
+			c := outage.CompactWith(nil, codec)
+			assert.Equal(t, outage.Good.CompactWith(nil, codec).Size(), c.Good.Size(), "codec %d", codec)
+			assert.Equal(t, body, c.Good.File())
+		}
 	}
 }
 
-// WithHeader renews a record, compact or not, of either codec: the same
-// body, new headers.
+// WithHeader renews a record, compact or not, of any codec: the same body,
+// new headers.
 func TestWithHeader(t *testing.T) {
 	fresh := http.Header{"Cache-Control": {"max-age=60"}, "Etag": {`"v2"`}}
 	for _, r := range []*cache.Record{fleettest.Sample("https://a.example", now), fleettest.Sample("https://a.example", now).Compact(),
+		fleettest.Sample("https://a.example", now).CompactWith(nil, cache.FastBodies),
 		fleettest.Sample("https://a.example", now).CompactWith(nil, cache.SmallBodies)} {
 		renewed := r.WithHeader(fresh)
 		assert.True(t, renewed.SameBody(r))
@@ -175,7 +181,7 @@ func TestCompactSize(t *testing.T) {
 		return // CorpusSample said why
 	}
 	sizes := map[cache.BodyCodec]int64{}
-	for _, codec := range []cache.BodyCodec{cache.FastBodies, cache.SmallBodies} {
+	for _, codec := range allCodecs {
 		// The codec's own memory, made on its first use and grown for
 		// the largest file, is not the records'.
 		for _, body := range files {
@@ -203,8 +209,11 @@ func TestCompactSize(t *testing.T) {
 		sizes[codec] = compact
 	}
 	// The real-world corpus: SmallBodies holds it in 70% of FastBodies'
-	// bodies, headers and records included (78% of their size).
+	// bodies, headers and records included (78% of their size), and
+	// BalancedBodies in 104% of SmallBodies' (81% of FastBodies').
 	assert.Less(t, sizes[cache.SmallBodies], sizes[cache.FastBodies]*82/100)
+	assert.Less(t, sizes[cache.BalancedBodies], sizes[cache.SmallBodies]*106/100)
+	assert.Less(t, sizes[cache.BalancedBodies], sizes[cache.FastBodies]*84/100)
 	runtime.KeepAlive(files) // held before and after: not in heap
 }
 
@@ -261,8 +270,8 @@ func TestCompactWith(t *testing.T) {
 		r.Body, r.Header = body, http.Header{"Etag": {etag}}
 		return r
 	}
-	for _, heldCodec := range []cache.BodyCodec{cache.FastBodies, cache.SmallBodies} {
-		for _, codec := range []cache.BodyCodec{cache.FastBodies, cache.SmallBodies} {
+	for _, heldCodec := range allCodecs {
+		for _, codec := range allCodecs {
 			held := sample(body, `"v1"`).CompactWith(nil, heldCodec)
 			again := sample(bytes.Clone(body), `"v2"`)
 			c := again.CompactWith(held, codec)
@@ -281,4 +290,31 @@ func TestCompactWith(t *testing.T) {
 			assert.Equal(t, encode(t, again.Compact()), encode(t, again.CompactWith(again, codec)), "an expanded record held: compressed")
 		}
 	}
+}
+
+// Any body compacts with every codec to a record that reads it back whole,
+// and that SameBody finds the same as the body compacted with every other.
+func FuzzCompact(f *testing.F) {
+	for _, body := range sharedtest.CorpusSample(f, 40) {
+		f.Add(body)
+	}
+	f.Add([]byte("User-agent: *\nDisallow: /wp-admin/\n"))
+	f.Add(bytes.Repeat([]byte("Disallow: /x\n"), 4<<10/13+1))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if len(body) == 0 {
+			return // no body is not compressed
+		}
+		var compact []*cache.Record
+		for _, codec := range allCodecs {
+			c := (&cache.Record{Body: body}).CompactWith(nil, codec)
+			require.Equal(t, body, c.File(), "codec %d", codec)
+			require.Equal(t, len(body), c.BodyLen())
+			compact = append(compact, c)
+		}
+		for _, a := range compact {
+			for _, b := range compact {
+				require.True(t, a.SameBody(b))
+			}
+		}
+	})
 }
