@@ -9,10 +9,10 @@ import (
 
 // Held is a Record as a cache holds it for long. The records a fetch makes
 // most, a file or a status fetched from the URL asked, with no redirect,
-// no failure and no good copy, it holds compact in fields of its own: 88
-// bytes where a compact Record takes 240, a cache of millions holding one
-// per authority. Any other record it holds as the Record. The zero Held
-// holds no record.
+// no failure and no good copy, its times in UTC or the local zone, it holds
+// compact in fields of its own: 80 bytes where a compact Record takes 240,
+// a cache of millions holding one per authority. Any other record it holds
+// as the Record. The zero Held holds no record.
 //
 // A Held is a value, to be kept inside what a cache keeps per authority,
 // and read through its methods; it is immutable.
@@ -22,13 +22,14 @@ type Held struct {
 	// A record of the common form: its URL, which is also its FinalURL,
 	// its Authority being the URL's beginning; its Outcome; its packed
 	// headers and compressed body (Record.z); FetchedAt and FreshUntil as
-	// Unix nanoseconds, in loc; the rest of its fields.
+	// Unix nanoseconds, in time.Local when local is set, else in UTC; the
+	// rest of its fields.
 	url, outcome, z string
 	fetched, fresh  int64
-	loc             *time.Location
 	statusCode      int16
 	class           status.Class
 	truncated       bool
+	local           bool
 }
 
 // robotsPath is what follows the authority in the URL of a record Held
@@ -45,7 +46,7 @@ func Hold(r *Record) Held {
 		return Held{full: r}
 	}
 	return Held{url: r.URL, outcome: r.Outcome, z: r.z,
-		fetched: r.FetchedAt.UnixNano(), fresh: r.FreshUntil.UnixNano(), loc: r.FetchedAt.Location(),
+		fetched: r.FetchedAt.UnixNano(), fresh: r.FreshUntil.UnixNano(), local: r.FetchedAt.Location() == time.Local,
 		statusCode: int16(r.StatusCode), class: r.Class, truncated: r.Truncated}
 }
 
@@ -57,7 +58,8 @@ func commonForm(r *Record) bool {
 		r.URL != "" && r.FinalURL == r.URL && len(r.URL) == len(r.Authority)+len(robotsPath) &&
 		r.URL[:len(r.Authority)] == r.Authority && r.URL[len(r.Authority):] == robotsPath &&
 		0 <= r.StatusCode && r.StatusCode <= math.MaxInt16 &&
-		inNanos(r.FetchedAt) && inNanos(r.FreshUntil) && r.FetchedAt.Location() == r.FreshUntil.Location()
+		inNanos(r.FetchedAt) && inNanos(r.FreshUntil) && r.FetchedAt.Location() == r.FreshUntil.Location() &&
+		(r.FetchedAt.Location() == time.UTC || r.FetchedAt.Location() == time.Local)
 }
 
 // inNanos reports whether t's Unix time in nanoseconds fits an int64, as
@@ -87,7 +89,16 @@ func (h *Held) Fields() Record {
 	}
 	return Record{Authority: h.Authority(), URL: h.url, FinalURL: h.url, StatusCode: int(h.statusCode),
 		Class: h.class, Truncated: h.truncated, Outcome: h.outcome,
-		FetchedAt: time.Unix(0, h.fetched).In(h.loc), FreshUntil: time.Unix(0, h.fresh).In(h.loc), z: h.z}
+		FetchedAt: h.time(h.fetched), FreshUntil: h.time(h.fresh), z: h.z}
+}
+
+// time returns the time of ns Unix nanoseconds, in h's zone.
+func (h *Held) time(ns int64) time.Time {
+	t := time.Unix(0, ns) // in time.Local
+	if !h.local {
+		t = t.UTC()
+	}
+	return t
 }
 
 // Authority returns the record's Authority, without allocating.
@@ -109,7 +120,7 @@ func (h *Held) FetchedAt() time.Time {
 		}
 		return h.full.FetchedAt
 	}
-	return time.Unix(0, h.fetched).In(h.loc)
+	return h.time(h.fetched)
 }
 
 // FreshUntil returns the record's FreshUntil, without allocating.
@@ -120,7 +131,7 @@ func (h *Held) FreshUntil() time.Time {
 		}
 		return h.full.FreshUntil
 	}
-	return time.Unix(0, h.fresh).In(h.loc)
+	return h.time(h.fresh)
 }
 
 // Outage returns the record when it is of an outage (Record.Unreachable):

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"sync/atomic"
 	"time"
 )
@@ -71,18 +72,28 @@ func (c *clock) Now() time.Time {
 }
 
 // deadline is a time in the clock's integers, to compare with a reading
-// without building one.
-type deadline struct {
-	at   int64 // since base, on the clock kind says
-	kind uint8
-}
+// without building one: its nanoseconds since base, on the clock its kind
+// says, times four, plus its kind. One word, as every entry keeps one.
+type deadline int64
 
 // The kinds of deadline.
 const (
 	noDeadline   = iota // not computed: fresh says false
 	monoDeadline        // from a time with a monotonic reading
 	wallDeadline        // from a wall time alone
+	kindBits     = 2
 )
+
+// makeDeadline returns the deadline at nanoseconds since base on the clock
+// of kind. A time beyond 73 years of base is held as 73 years, as far on
+// its side of any reading of a running process.
+func makeDeadline(at int64, kind uint8) deadline {
+	at = min(max(at, math.MinInt64>>kindBits), math.MaxInt64>>kindBits)
+	return deadline(at<<kindBits | int64(kind))
+}
+
+func (d deadline) kind() uint8 { return uint8(d & (1<<kindBits - 1)) }
+func (d deadline) at() int64   { return int64(d) >> kindBits }
 
 // deadlineOf returns t in the clock's integers. A time with a monotonic
 // reading compares on that clock, as time.Time's Before does; another on
@@ -90,22 +101,22 @@ const (
 // side of any reading.
 func deadlineOf(t time.Time) deadline {
 	if t != t.Round(0) { // Round(0) strips the monotonic reading
-		return deadline{at: int64(t.Sub(base)), kind: monoDeadline}
+		return makeDeadline(int64(t.Sub(base)), monoDeadline)
 	}
-	return deadline{at: int64(t.Sub(baseWall)), kind: wallDeadline}
+	return makeDeadline(int64(t.Sub(baseWall)), wallDeadline)
 }
 
 // before reports whether a reading of Now taken at this moment would be
 // before d, reading only the monotonic clock but once per reanchor.
 func (c *clock) before(d deadline) bool {
 	m := sinceBase()
-	switch d.kind {
+	switch d.kind() {
 	case monoDeadline:
 		// A reading of Now carries the monotonic reading m exactly.
-		return m < d.at
+		return m < d.at()
 	case wallDeadline:
 		a := c.load(m)
-		return a.wall+max(m-a.mono, 0) < d.at
+		return a.wall+max(m-a.mono, 0) < d.at()
 	}
 	return false
 }

@@ -2,8 +2,10 @@ package engine
 
 import (
 	"context"
+	"math"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -71,10 +73,10 @@ func TestClockBefore(t *testing.T) {
 		now.Round(0).In(time.FixedZone("far", 14*3600)).Add(time.Minute))
 	for _, u := range deadlines {
 		d := deadlineOf(u)
-		assert.Equal(t, u != u.Round(0), d.kind == monoDeadline, "%v", u)
+		assert.Equal(t, u != u.Round(0), d.kind() == monoDeadline, "%v", u)
 		assert.Equal(t, c.Now().Before(u), c.before(d), "%v", u)
 	}
-	assert.False(t, c.before(deadline{}), "no deadline: not before")
+	assert.False(t, c.before(deadline(0)), "no deadline: not before")
 }
 
 // The wall deadline of a time without a monotonic reading is judged on the
@@ -193,7 +195,7 @@ func TestEntryFreshOnTheClockOfItsRecord(t *testing.T) {
 	rec := (&cache.Record{Authority: key, URL: key + "/robots.txt", FinalURL: key + "/robots.txt",
 		Class: status.Empty, FetchedAt: start, FreshUntil: start.Add(time.Hour)}).Compact()
 	e := newEntry(rec, blob(nil))
-	require.Equal(t, uint8(monoDeadline), e.fresh.kind)
+	require.Equal(t, uint8(monoDeadline), e.fresh.kind())
 	assert.True(t, e.freshAt(start.Add(59*time.Minute)))
 	assert.False(t, e.freshAt(start.Add(61*time.Minute)))
 	assert.True(t, e.freshAt(start.Round(0).Add(59*time.Minute)), "a wall reading alone")
@@ -209,7 +211,24 @@ func TestEntryFreshOnTheClockOfItsRecord(t *testing.T) {
 	// A record of wall times alone is judged on the wall clock.
 	wall := newEntry(&cache.Record{Authority: key, URL: key + "/robots.txt", FinalURL: key + "/robots.txt",
 		Class: status.Empty, FetchedAt: start.Round(0), FreshUntil: start.Round(0).Add(time.Hour)}, blob(nil))
-	assert.Equal(t, uint8(wallDeadline), wall.fresh.kind)
+	assert.Equal(t, uint8(wallDeadline), wall.fresh.kind())
 	assert.True(t, wall.freshAt(start.Add(59*time.Minute)))
 	assert.False(t, wall.freshAt(start.Add(61*time.Minute)))
+}
+
+// A deadline keeps its time to the nanosecond, and its kind, within 73
+// years of base; beyond, it keeps the bound, on the same side.
+func TestDeadlineFields(t *testing.T) {
+	const bound = math.MaxInt64 >> kindBits
+	for _, at := range []int64{0, 1, -1, 1<<40 + 1, -(1<<40 + 1), bound, -bound - 1} {
+		for _, kind := range []uint8{noDeadline, monoDeadline, wallDeadline} {
+			d := makeDeadline(at, kind)
+			assert.Equal(t, at, d.at(), "%d, kind %d", at, kind)
+			assert.Equal(t, kind, d.kind(), "%d, kind %d", at, kind)
+		}
+	}
+	assert.Equal(t, int64(bound), makeDeadline(math.MaxInt64, monoDeadline).at())
+	assert.Equal(t, int64(-bound-1), makeDeadline(math.MinInt64, wallDeadline).at())
+	assert.Equal(t, uint8(wallDeadline), makeDeadline(math.MinInt64, wallDeadline).kind())
+	assert.Equal(t, uintptr(8), unsafe.Sizeof(deadline(0)))
 }
