@@ -43,7 +43,7 @@ func TestCodecFormats(t *testing.T) {
 }
 
 // The vocabulary makes the small files of the real-world corpus smaller
-// than s2 alone does: 10% over the files under balancedZstd octets (12%
+// than s2 alone does: 15% over the files under balancedZstd octets (19%
 // measured), more for the smallest. A vocabulary that no block referred
 // to, or a Balanced codec that did not use it, would fail this.
 func TestVocabularyShrinksSmallFiles(t *testing.T) {
@@ -64,7 +64,7 @@ func TestVocabularyShrinksSmallFiles(t *testing.T) {
 		vocab += len(vb)
 	}
 	t.Logf("corpus files under %d octets: %d octets with s2, %d against the vocabulary", balancedZstd, plain, vocab)
-	assert.Less(t, vocab, plain*90/100)
+	assert.Less(t, vocab, plain*85/100)
 
 	// A file made of the vocabulary's own lines compresses to a few
 	// octets a line.
@@ -72,4 +72,45 @@ func TestVocabularyShrinksSmallFiles(t *testing.T) {
 	vb, _ := (&Record{Body: wp}).CompactWith(nil, BalancedBodies).zbody()
 	fb, _ := (&Record{Body: wp}).CompactWith(nil, FastBodies).zbody()
 	assert.Less(t, len(vb), len(fb)/3, "%d octets against the vocabulary, %d with s2", len(vb), len(fb))
+}
+
+// Any block appendVocab makes, s2's decoder reads back as the block's
+// octets, with the vocabulary as its dictionary: for files of the corpus,
+// for the vocabulary's own lines, and for what the fuzzer finds.
+func FuzzVocab(f *testing.F) {
+	for _, body := range sharedtest.CorpusSample(f, 25) {
+		f.Add(body[:min(len(body), maxVocabBody-1)])
+	}
+	f.Add([]byte(vocabulary))
+	f.Add([]byte(vocabulary[len(vocabulary)-40:] + vocabulary[:100]))
+	f.Add(bytes.Repeat([]byte("a"), 300))
+	f.Add([]byte("Disallow: /wp-admin/Disallow: /wp-admin/"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		if len(src) == 0 || len(src) >= maxVocabBody {
+			return // a body of none is not compressed; longer ones are zstd's
+		}
+		block := appendVocab([]byte("prefix"), src)
+		require.Equal(t, "prefix", string(block[:6]), "appended")
+		got, err := vocabularyDict().Decode(nil, block[6:])
+		require.NoError(t, err)
+		require.Equal(t, src, got)
+	})
+}
+
+// Every corpus file, cut to what appendVocab takes, reads back whole; in
+// all, its blocks are smaller than s2's own against the vocabulary.
+func TestVocabRoundTripsTheCorpus(t *testing.T) {
+	files := sharedtest.CorpusSample(t, 1)
+	var ours, theirs int
+	for _, body := range files {
+		body = body[:min(len(body), maxVocabBody-1)]
+		block := appendVocab(nil, body)
+		got, err := vocabularyDict().Decode(nil, block)
+		require.NoError(t, err)
+		require.True(t, bytes.Equal(body, got))
+		ours += len(block)
+		theirs += len(vocabularyDict().Encode(nil, body))
+	}
+	t.Logf("%d corpus files: %d octets in appendVocab's blocks, %d in s2's", len(files), ours, theirs)
+	assert.Less(t, ours, theirs)
 }
