@@ -102,33 +102,12 @@ func BenchmarkColdAuthority(b *testing.B) {
 // codec.
 func coldRobots(b *testing.B, codec cache.BodyCodec, files [][]byte, total int, urls []string, perAuthority func(*testing.B, time.Duration)) {
 	site := &corpusSite{files: files, date: time.Now().UTC().Format(http.TimeFormat)}
-	ctx := context.Background()
-	fill := func(b *testing.B) *robots.Client {
-		rc, err := robots.New(robots.Options{
-			UserAgent:  "ExampleBot/1.0 (+https://example.com/bot)",
-			HTTPClient: &http.Client{Transport: site},
-			CacheBytes: 1 << 40, // keep every authority: their cost is the measure
-			BodyCodec:  codec,
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, u := range urls {
-			if _, err := rc.Allowed(ctx, u); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if st := rc.Stats(); st.Entries != len(files) || st.Fetches != uint64(len(files)) {
-			b.Fatalf("%d entries after %d fetches, want %d of each", st.Entries, st.Fetches, len(files))
-		}
-		return rc
-	}
 	b.SetBytes(int64(total))
 	b.ReportAllocs()
 	var inLoop time.Duration
 	for b.Loop() {
 		t0 := time.Now()
-		fill(b)
+		coldFill(b, site, codec, urls)
 		inLoop += time.Since(t0)
 	}
 	perAuthority(b, inLoop)
@@ -138,11 +117,74 @@ func coldRobots(b *testing.B, codec cache.BodyCodec, files [][]byte, total int, 
 	// passes run without them.
 	b.StopTimer()
 	before := liveHeap()
-	rc := fill(b)
+	rc := coldFill(b, site, codec, urls)
 	counted, heap := rc.Stats().Bytes, liveHeap()-before
 	runtime.KeepAlive(rc)
 	b.ReportMetric(float64(counted)/float64(len(files)), "B/authority")
 	b.ReportMetric(float64(heap)/float64(len(files)), "heap-B/authority")
+}
+
+// coldFill returns a new Client, its bodies kept with codec, that has asked
+// about every URL of urls, each at an authority of its own.
+func coldFill(b *testing.B, site *corpusSite, codec cache.BodyCodec, urls []string) *robots.Client {
+	rc, err := robots.New(robots.Options{
+		UserAgent:  "ExampleBot/1.0 (+https://example.com/bot)",
+		HTTPClient: &http.Client{Transport: site},
+		CacheBytes: 1 << 40, // keep every authority: their cost is the measure
+		BodyCodec:  codec,
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, u := range urls {
+		if _, err := rc.Allowed(ctx, u); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if st := rc.Stats(); st.Entries != len(site.files) || st.Fetches != uint64(len(site.files)) {
+		b.Fatalf("%d entries after %d fetches, want %d of each", st.Entries, st.Fetches, len(site.files))
+	}
+	return rc
+}
+
+// BenchmarkColdAuthorityInterleaved is BenchmarkColdAuthority with a pass
+// of robots with each codec and one of grobotstxt in every op, in turn, so
+// that a machine whose speed drifts, as a shared one's does, weighs on all
+// of them alike: -count runs all the passes of one sub-benchmark before
+// the next one's. It reports each one's µs per authority, and
+// grobotstxt's time over each codec's (above 1: robots is faster).
+func BenchmarkColdAuthorityInterleaved(b *testing.B) {
+	files, _, urls := corpusSites(b)
+	site := &corpusSite{files: files, date: time.Now().UTC().Format(http.TimeFormat)}
+	strs := make([]string, len(files))
+	for i, f := range files {
+		strs[i] = string(f)
+	}
+	codecs := []struct {
+		name  string
+		codec cache.BodyCodec
+	}{{"balanced", cache.BalancedBodies}, {"fast", cache.FastBodies}, {"small", cache.SmallBodies}}
+	spent := make([]time.Duration, len(codecs))
+	var grob time.Duration
+	for b.Loop() {
+		for i, c := range codecs {
+			t0 := time.Now()
+			coldFill(b, site, c.codec, urls)
+			spent[i] += time.Since(t0)
+		}
+		t0 := time.Now()
+		for i, s := range strs {
+			grobotstxt.AgentAllowed(s, "ExampleBot", urls[i])
+		}
+		grob += time.Since(t0)
+	}
+	per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 / float64(b.N*len(files)) }
+	for i, c := range codecs {
+		b.ReportMetric(per(spent[i]), "µs/authority-"+c.name)
+		b.ReportMetric(float64(grob)/float64(spent[i]), "grobotstxt/"+c.name)
+	}
+	b.ReportMetric(per(grob), "µs/authority-grobotstxt")
 }
 
 // BenchmarkRefreshAuthority is a crawl's daily refresh: every corpus
