@@ -47,16 +47,16 @@ const (
 	// its bytes (682 B for a mean of 3,230), about 7 µs more per fetch than
 	// FastBodies.
 	BalancedBodies BodyCodec = iota
-	// FastBodies compresses every body with s2's block format alone, for
-	// the speed of a cold path: about 1 GB/s, a body in 30% of its bytes
-	// on the corpus (983 B).
-	FastBodies
 	// SmallBodies compresses every body with zstd's fastest level: a body
 	// in 21% of its bytes on the corpus (665 B), for about 10 µs more per
 	// body than FastBodies (about 4 times s2's time), and a little more to
 	// read it back. For a cache that keeps millions of records for hours,
 	// whose memory counts for more than a few microseconds of each fetch.
 	SmallBodies
+	// FastBodies compresses every body with s2's block format alone, for
+	// the speed of a cold path: about 1 GB/s, a body in 30% of its bytes
+	// on the corpus (983 B).
+	FastBodies
 )
 
 // balancedZstd is the smallest body BalancedBodies compresses with zstd.
@@ -349,9 +349,9 @@ func (r *Record) compress(codec BodyCodec) string {
 
 // zstdCodec returns the encoder and decoder of zstd's format, made the
 // first time a record asks for them: a process that compacts with
-// FastBodies alone never does. Both are safe for concurrent use; each runs up to
-// zstdConcurrency calls at once, and holds memory for them: about 0.8 MB
-// per encoder (a window of zstdWindow), 50 KB per decoder.
+// FastBodies alone never does. Both are safe for concurrent use; each runs
+// up to zstdConcurrency calls at once, and holds memory for them: about
+// 0.8 MB per encoder (a window of zstdWindow), 50 KB per decoder.
 var zstdCodec = sync.OnceValue(func() (c struct {
 	enc *zstd.Encoder
 	dec *zstd.Decoder
@@ -373,7 +373,7 @@ var zstdCodec = sync.OnceValue(func() (c struct {
 // zstdConcurrency bounds the zstd compressions, and decompressions, that
 // run at once: four compress about 800 MB of files a second, more than a
 // process fetches. zstdWindow is the window of its compression: the real
-// corpus compresses as well with it as with 8 MiB (664 B per file), in a
+// corpus compresses as well with it as with 8 MiB (665 B per file), in a
 // fifth of the encoder's memory.
 const (
 	zstdConcurrency = 4

@@ -197,6 +197,8 @@ func TestEntryFreshOnTheClockOfItsRecord(t *testing.T) {
 	e := newEntry(rec, blob(nil))
 	require.Equal(t, uint8(monoDeadline), e.fresh.kind())
 	assert.True(t, e.freshAt(start.Add(59*time.Minute)))
+	assert.True(t, e.freshAt(start.Add(time.Hour-1)))
+	assert.False(t, e.freshAt(start.Add(time.Hour)), "fresh until, not at, its deadline")
 	assert.False(t, e.freshAt(start.Add(61*time.Minute)))
 	assert.True(t, e.freshAt(start.Round(0).Add(59*time.Minute)), "a wall reading alone")
 	assert.False(t, e.freshAt(start.Round(0).Add(61*time.Minute)))
