@@ -80,18 +80,13 @@ func BenchmarkColdAuthority(b *testing.B) {
 	b.Run("bodies=small/lib=robots", robotsCold(cache.SmallBodies))
 
 	b.Run("lib=grobotstxt", func(b *testing.B) {
-		strs := make([]string, len(files))
-		for i, f := range files {
-			strs[i] = string(f)
-		}
+		strs := asStrings(files)
 		b.SetBytes(int64(total))
 		b.ReportAllocs()
 		var inLoop time.Duration
 		for b.Loop() {
 			t0 := time.Now()
-			for i, s := range strs {
-				grobotstxt.AgentAllowed(s, "ExampleBot", urls[i])
-			}
+			grobotstxtPass(strs, urls)
 			inLoop += time.Since(t0)
 		}
 		perAuthority(b, inLoop)
@@ -122,6 +117,23 @@ func coldRobots(b *testing.B, codec cache.BodyCodec, files [][]byte, total int, 
 	runtime.KeepAlive(rc)
 	b.ReportMetric(float64(counted)/float64(len(files)), "B/authority")
 	b.ReportMetric(float64(heap)/float64(len(files)), "heap-B/authority")
+}
+
+// grobotstxtPass is grobotstxt's cold path: one question of each file,
+// files[i] asked about urls[i].
+func grobotstxtPass(files, urls []string) {
+	for i, f := range files {
+		grobotstxt.AgentAllowed(f, "ExampleBot", urls[i])
+	}
+}
+
+// asStrings returns files as strings, grobotstxt's input.
+func asStrings(files [][]byte) []string {
+	strs := make([]string, len(files))
+	for i, f := range files {
+		strs[i] = string(f)
+	}
+	return strs
 }
 
 // coldFill returns a new Client, its bodies kept with codec, that has asked
@@ -157,10 +169,7 @@ func coldFill(b *testing.B, site *corpusSite, codec cache.BodyCodec, urls []stri
 func BenchmarkColdAuthorityInterleaved(b *testing.B) {
 	files, _, urls := corpusSites(b)
 	site := &corpusSite{files: files, date: time.Now().UTC().Format(http.TimeFormat)}
-	strs := make([]string, len(files))
-	for i, f := range files {
-		strs[i] = string(f)
-	}
+	strs := asStrings(files)
 	codecs := []struct {
 		name  string
 		codec cache.BodyCodec
@@ -174,9 +183,7 @@ func BenchmarkColdAuthorityInterleaved(b *testing.B) {
 			spent[i] += time.Since(t0)
 		}
 		t0 := time.Now()
-		for i, s := range strs {
-			grobotstxt.AgentAllowed(s, "ExampleBot", urls[i])
-		}
+		grobotstxtPass(strs, urls)
 		grob += time.Since(t0)
 	}
 	per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 / float64(b.N*len(files)) }

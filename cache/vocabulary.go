@@ -185,7 +185,7 @@ Disallow: /`
 // vocabularyDict returns the s2 dictionary of vocabulary, made once, which
 // reads back the blocks appendVocab makes.
 var vocabularyDict = sync.OnceValue(func() *s2.Dict {
-	d := s2.MakeDict([]byte(vocabulary), []byte("User-agent: *\nDisallow: /"))
+	d := s2.MakeDict(vocabBytes, nil) // appendVocab makes no repeat copies: no repeat offset to find
 	if d == nil {
 		panic("cache: the vocabulary is no s2 dictionary") // a constant: cannot happen
 	}
