@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"math"
 	"net/http"
 	"runtime"
 	"strconv"
@@ -65,19 +66,25 @@ func (s *corpusSite) RoundTrip(req *http.Request) (*http.Response, error) {
 // once, keeping nothing: the floor a cold path is measured against.
 // lib=robots keeps bodies with the default cache.BalancedBodies;
 // bodies=fast is robots with Options.BodyCodec cache.FastBodies, and
-// bodies=small with cache.SmallBodies.
+// bodies=small with cache.SmallBodies. Each asks with a context that
+// cannot end, whose caller runs its fetch itself; ctx=cancelable asks with
+// one that can, as a crawler's usually can, whose fetch runs on a goroutine
+// of its own, so that the caller can leave when its context ends.
 func BenchmarkColdAuthority(b *testing.B) {
 	files, total, urls := corpusSites(b)
-	perAuthority := func(b *testing.B, d time.Duration) {
-		b.ReportMetric(float64(d.Microseconds())/float64(b.N*len(files)), "µs/authority")
-	}
+	site := &corpusSite{files: files, date: time.Now().UTC().Format(http.TimeFormat)}
+	cancelable, cancel := context.WithCancel(context.Background())
+	defer cancel()
 
-	robotsCold := func(codec cache.BodyCodec) func(b *testing.B) {
-		return func(b *testing.B) { coldRobots(b, codec, files, total, urls, perAuthority) }
+	robotsCold := func(ctx context.Context, codec cache.BodyCodec) func(b *testing.B) {
+		return func(b *testing.B) {
+			coldRobots(b, total, len(files), func() *robots.Client { return coldFill(ctx, b, site, codec, urls) })
+		}
 	}
-	b.Run("lib=robots", robotsCold(cache.BalancedBodies))
-	b.Run("bodies=fast/lib=robots", robotsCold(cache.FastBodies))
-	b.Run("bodies=small/lib=robots", robotsCold(cache.SmallBodies))
+	b.Run("lib=robots", robotsCold(context.Background(), cache.BalancedBodies))
+	b.Run("bodies=fast/lib=robots", robotsCold(context.Background(), cache.FastBodies))
+	b.Run("bodies=small/lib=robots", robotsCold(context.Background(), cache.SmallBodies))
+	b.Run("ctx=cancelable/lib=robots", robotsCold(cancelable, cache.BalancedBodies))
 
 	b.Run("lib=grobotstxt", func(b *testing.B) {
 		strs := asStrings(files)
@@ -89,34 +96,39 @@ func BenchmarkColdAuthority(b *testing.B) {
 			grobotstxtPass(strs, urls)
 			inLoop += time.Since(t0)
 		}
-		perAuthority(b, inLoop)
+		perAuthority(b, inLoop, len(files))
 	})
 }
 
-// coldRobots is BenchmarkColdAuthority for robots, its bodies kept with
-// codec.
-func coldRobots(b *testing.B, codec cache.BodyCodec, files [][]byte, total int, urls []string, perAuthority func(*testing.B, time.Duration)) {
-	site := &corpusSite{files: files, date: time.Now().UTC().Format(http.TimeFormat)}
+// perAuthority reports d, the time spent in b's loop over n authorities
+// per op, as µs per authority.
+func perAuthority(b *testing.B, d time.Duration, n int) {
+	b.ReportMetric(float64(d.Microseconds())/float64(b.N*n), "µs/authority")
+}
+
+// coldRobots is BenchmarkColdAuthority for robots: fill makes a Client
+// that has asked about each of n authorities, of total bytes of bodies.
+func coldRobots(b *testing.B, total, n int, fill func() *robots.Client) {
 	b.SetBytes(int64(total))
 	b.ReportAllocs()
 	var inLoop time.Duration
 	for b.Loop() {
 		t0 := time.Now()
-		coldFill(b, site, codec, urls)
+		fill()
 		inLoop += time.Since(t0)
 	}
-	perAuthority(b, inLoop)
+	perAuthority(b, inLoop, n)
 	// What a Client holds is measured on a pass of its own, outside
 	// the timed ones: the collections that measure the heap would
 	// empty the pools that a crawl keeps in use, and grobotstxt's
 	// passes run without them.
 	b.StopTimer()
 	before := liveHeap()
-	rc := coldFill(b, site, codec, urls)
+	rc := fill()
 	counted, heap := rc.Stats().Bytes, liveHeap()-before
 	runtime.KeepAlive(rc)
-	b.ReportMetric(float64(counted)/float64(len(files)), "B/authority")
-	b.ReportMetric(float64(heap)/float64(len(files)), "heap-B/authority")
+	b.ReportMetric(float64(counted)/float64(n), "B/authority")
+	b.ReportMetric(float64(heap)/float64(n), "heap-B/authority")
 }
 
 // grobotstxtPass is grobotstxt's cold path: one question of each file,
@@ -137,8 +149,8 @@ func asStrings(files [][]byte) []string {
 }
 
 // coldFill returns a new Client, its bodies kept with codec, that has asked
-// about every URL of urls, each at an authority of its own.
-func coldFill(b *testing.B, site *corpusSite, codec cache.BodyCodec, urls []string) *robots.Client {
+// with ctx about every URL of urls, each at an authority of its own.
+func coldFill(ctx context.Context, b *testing.B, site *corpusSite, codec cache.BodyCodec, urls []string) *robots.Client {
 	rc, err := robots.New(robots.Options{
 		UserAgent:  "ExampleBot/1.0 (+https://example.com/bot)",
 		HTTPClient: &http.Client{Transport: site},
@@ -148,16 +160,61 @@ func coldFill(b *testing.B, site *corpusSite, codec cache.BodyCodec, urls []stri
 	if err != nil {
 		b.Fatal(err)
 	}
-	ctx := context.Background()
 	for _, u := range urls {
 		if _, err := rc.Allowed(ctx, u); err != nil {
 			b.Fatal(err)
 		}
 	}
-	if st := rc.Stats(); st.Entries != len(site.files) || st.Fetches != uint64(len(site.files)) {
-		b.Fatalf("%d entries after %d fetches, want %d of each", st.Entries, st.Fetches, len(site.files))
+	if st := rc.Stats(); st.Entries != len(urls) || st.Fetches != uint64(len(urls)) {
+		b.Fatalf("%d entries after %d fetches, want %d of each", st.Entries, st.Fetches, len(urls))
 	}
 	return rc
+}
+
+// BenchmarkColdAuthoritySizes is BenchmarkColdAuthorityInterleaved with the
+// default codec alone, by the size of the corpus files: where a cold path
+// gains on grobotstxt and where it does not. Each size is a sub-benchmark
+// that reports its files, their mean size, robots's and grobotstxt's µs
+// per file, and grobotstxt's time over robots's.
+func BenchmarkColdAuthoritySizes(b *testing.B) {
+	files, _, urls := corpusSites(b)
+	site := &corpusSite{files: files, date: time.Now().UTC().Format(http.TimeFormat)}
+	bounds := []int{0, 1 << 10, 4 << 10, 16 << 10, 64 << 10, math.MaxInt}
+	for k := range len(bounds) - 1 {
+		var sized, strs []string
+		octets := 0
+		for i, f := range files {
+			if len(f) >= bounds[k] && len(f) < bounds[k+1] {
+				sized = append(sized, urls[i])
+				strs = append(strs, string(f))
+				octets += len(f)
+			}
+		}
+		name := "under-" + strconv.Itoa(bounds[k+1]>>10) + "KiB"
+		if k == len(bounds)-2 {
+			name = "from-" + strconv.Itoa(bounds[k]>>10) + "KiB"
+		}
+		b.Run(name, func(b *testing.B) {
+			if len(sized) == 0 {
+				b.Skip("no corpus file of this size")
+			}
+			var ours, grob time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				coldFill(context.Background(), b, site, cache.BalancedBodies, sized)
+				ours += time.Since(t0)
+				t0 = time.Now()
+				grobotstxtPass(strs, sized)
+				grob += time.Since(t0)
+			}
+			per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 / float64(b.N*len(sized)) }
+			b.ReportMetric(float64(len(sized)), "files")
+			b.ReportMetric(float64(octets)/float64(len(sized)), "B/file")
+			b.ReportMetric(per(ours), "µs/file")
+			b.ReportMetric(per(grob), "µs/file-grobotstxt")
+			b.ReportMetric(float64(grob)/float64(ours), "grobotstxt/robots")
+		})
+	}
 }
 
 // BenchmarkColdAuthorityInterleaved is BenchmarkColdAuthority with a pass
@@ -179,7 +236,7 @@ func BenchmarkColdAuthorityInterleaved(b *testing.B) {
 	for b.Loop() {
 		for i, c := range codecs {
 			t0 := time.Now()
-			coldFill(b, site, c.codec, urls)
+			coldFill(context.Background(), b, site, c.codec, urls)
 			spent[i] += time.Since(t0)
 		}
 		t0 := time.Now()
