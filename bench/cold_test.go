@@ -29,6 +29,11 @@ type corpusSite struct {
 	date  string
 }
 
+// newCorpusSite returns the site of files, its responses dated now.
+func newCorpusSite(files [][]byte) *corpusSite {
+	return &corpusSite{files: files, date: time.Now().UTC().Format(http.TimeFormat)}
+}
+
 func (s *corpusSite) RoundTrip(req *http.Request) (*http.Response, error) {
 	host := req.URL.Hostname()
 	i, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(host, "h"), ".example"))
@@ -72,7 +77,7 @@ func (s *corpusSite) RoundTrip(req *http.Request) (*http.Response, error) {
 // of its own, so that the caller can leave when its context ends.
 func BenchmarkColdAuthority(b *testing.B) {
 	files, total, urls := corpusSites(b)
-	site := &corpusSite{files: files, date: time.Now().UTC().Format(http.TimeFormat)}
+	site := newCorpusSite(files)
 	cancelable, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
@@ -103,7 +108,13 @@ func BenchmarkColdAuthority(b *testing.B) {
 // perAuthority reports d, the time spent in b's loop over n authorities
 // per op, as µs per authority.
 func perAuthority(b *testing.B, d time.Duration, n int) {
-	b.ReportMetric(float64(d.Microseconds())/float64(b.N*n), "µs/authority")
+	b.ReportMetric(microsPer(b, d, n), "µs/authority")
+}
+
+// microsPer returns d, the time spent in b's loop over n authorities per
+// op, in µs per authority.
+func microsPer(b *testing.B, d time.Duration, n int) float64 {
+	return float64(d.Nanoseconds()) / 1e3 / float64(b.N*n)
 }
 
 // coldRobots is BenchmarkColdAuthority for robots: fill makes a Client
@@ -178,7 +189,7 @@ func coldFill(ctx context.Context, b *testing.B, site *corpusSite, codec cache.B
 // per file, and grobotstxt's time over robots's.
 func BenchmarkColdAuthoritySizes(b *testing.B) {
 	files, _, urls := corpusSites(b)
-	site := &corpusSite{files: files, date: time.Now().UTC().Format(http.TimeFormat)}
+	site := newCorpusSite(files)
 	bounds := []int{0, 1 << 10, 4 << 10, 16 << 10, 64 << 10, math.MaxInt}
 	for k := range len(bounds) - 1 {
 		var sized, strs []string
@@ -207,11 +218,10 @@ func BenchmarkColdAuthoritySizes(b *testing.B) {
 				grobotstxtPass(strs, sized)
 				grob += time.Since(t0)
 			}
-			per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 / float64(b.N*len(sized)) }
 			b.ReportMetric(float64(len(sized)), "files")
 			b.ReportMetric(float64(octets)/float64(len(sized)), "B/file")
-			b.ReportMetric(per(ours), "µs/file")
-			b.ReportMetric(per(grob), "µs/file-grobotstxt")
+			b.ReportMetric(microsPer(b, ours, len(sized)), "µs/file")
+			b.ReportMetric(microsPer(b, grob, len(sized)), "µs/file-grobotstxt")
 			b.ReportMetric(float64(grob)/float64(ours), "grobotstxt/robots")
 		})
 	}
@@ -225,7 +235,7 @@ func BenchmarkColdAuthoritySizes(b *testing.B) {
 // grobotstxt's time over each codec's (above 1: robots is faster).
 func BenchmarkColdAuthorityInterleaved(b *testing.B) {
 	files, _, urls := corpusSites(b)
-	site := &corpusSite{files: files, date: time.Now().UTC().Format(http.TimeFormat)}
+	site := newCorpusSite(files)
 	strs := asStrings(files)
 	codecs := []struct {
 		name  string
@@ -243,12 +253,11 @@ func BenchmarkColdAuthorityInterleaved(b *testing.B) {
 		grobotstxtPass(strs, urls)
 		grob += time.Since(t0)
 	}
-	per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 / float64(b.N*len(files)) }
 	for i, c := range codecs {
-		b.ReportMetric(per(spent[i]), "µs/authority-"+c.name)
+		b.ReportMetric(microsPer(b, spent[i], len(files)), "µs/authority-"+c.name)
 		b.ReportMetric(float64(grob)/float64(spent[i]), "grobotstxt/"+c.name)
 	}
-	b.ReportMetric(per(grob), "µs/authority-grobotstxt")
+	b.ReportMetric(microsPer(b, grob, len(files)), "µs/authority-grobotstxt")
 }
 
 // BenchmarkRefreshAuthority is a crawl's daily refresh: every corpus

@@ -403,22 +403,20 @@ func decodedLen(body []byte, f format) int {
 func decode(dst, body []byte, f format) []byte {
 	n := decodedLen(body, f)
 	dst = slices.Grow(dst, n)
-	switch f {
-	case zstdFormat:
+	if f == zstdFormat {
 		_, i := binary.Uvarint(body)
 		b, err := zstdCodec().dec.DecodeAll(body[i:], dst)
 		if err != nil || len(b) != len(dst)+n {
 			panic(corrupt(fmt.Errorf("zstd gave %d octets of %d: %v", len(b)-len(dst), n, err)))
 		}
 		return b
-	case vocabFormat:
-		if _, err := vocabularyDict().Decode(dst[len(dst):len(dst)+n], body); err != nil {
-			panic(corrupt(err))
-		}
-	default:
-		if _, err := s2.Decode(dst[len(dst):len(dst)+n], body); err != nil {
-			panic(corrupt(err))
-		}
+	}
+	block := s2.Decode
+	if f == vocabFormat {
+		block = vocabularyDict().Decode
+	}
+	if _, err := block(dst[len(dst):len(dst)+n], body); err != nil {
+		panic(corrupt(err))
 	}
 	return dst[:len(dst)+n]
 }
